@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Top-level Makefile of the siw project: builds siw.ko out of tree, installs
+# it, and runs the tests (userspace unit tests, then QEMU guest tests).
+
+# Newest installed kernel that has headers (Debian's linux-headers-amd64),
+# unless the caller says otherwise.
+KVER ?= $(shell ls -1d /lib/modules/*/build 2>/dev/null | \
+	  sed 's|/lib/modules/||; s|/build||' | sort -V | tail -n1)
+KDIR ?= /lib/modules/$(KVER)/build
+SIWDIR := $(CURDIR)/drivers/infiniband/sw/siw
+BUILD := $(CURDIR)/build
+KBUILD_ARGS := -C $(KDIR) M=$(SIWDIR) CONFIG_RDMA_SIW=m
+
+# Kernel source tree (Debian linux-source), unpacked only for tooling:
+# checkpatch.pl and, later, Linux's own siw as an interop test peer.
+KSRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-*.tar.xz))
+KSRC := $(BUILD)/linux-source
+
+export KVER
+
+.PHONY: all modules clean deps install uninstall check unit vm-tests \
+	demo checkpatch sparse fuzz-smoke fuzz-long style
+
+all: modules
+
+modules:
+	@test -d $(KDIR) || { echo "no kernel headers for $(KVER): run 'make deps'"; exit 1; }
+	$(MAKE) $(KBUILD_ARGS) W=1 modules
+
+sparse:
+	$(MAKE) $(KBUILD_ARGS) W=1 C=2 modules
+
+$(KSRC)/.unpacked:
+	@test -n "$(KSRC_TAR)" || { echo "linux-source not installed: run 'make deps'"; exit 1; }
+	mkdir -p $(KSRC)
+	tar -xJf $(KSRC_TAR) -C $(KSRC) --strip-components=1 \
+		--wildcards '*/scripts' '*/drivers/infiniband/sw/siw'
+	touch $@
+
+checkpatch: $(KSRC)/.unpacked
+	tools/checkpatch-all $(KSRC)/scripts/checkpatch.pl
+
+# Style gate: checkpatch --strict and sparse, both must be silent.
+style: checkpatch sparse
+
+deps:
+	tools/deps
+
+unit:
+	$(MAKE) -C tests/unit check
+
+fuzz-smoke:
+	$(MAKE) -C tests/fuzz fuzz-smoke
+
+fuzz-long:
+	$(MAKE) -C tests/fuzz fuzz-long
+
+# The one test command: build and style gates, unit tests, fuzz smoke, then
+# every guest test. The build is itself a test, so a broken build still
+# ends in the summary line.
+check:
+	tests/run
+
+vm-tests: modules
+	tests/run --vm-only
+
+demo: deps modules
+	tools/testing/vm/run --timeout 300 tools/demo.sh
+
+install: modules
+	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/siw.ko
+	depmod -a $(KVER)
+
+clean:
+	-$(MAKE) $(KBUILD_ARGS) clean
+	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/fuzz clean
+	rm -rf $(BUILD)

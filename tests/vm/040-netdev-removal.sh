@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# timeout: 120
+#
+# Unregistering the netdev removes its siw device, also while a verbs user
+# holds it open; deleting a namespace takes its veth (and the peer) along.
+. "$(dirname "$0")/lib.sh"
+
+siw_load
+
+step "delete a dummy netdev under its link"
+ip link add dum0 type dummy
+ip link set dum0 up
+rdma link add siw0 type siw netdev dum0
+ip link del dum0
+wait_for 10 bash -c '! [[ -e /sys/class/infiniband/siw0 ]]'
+
+step "delete a veth while a verbs user has the device open"
+ip link add va type veth peer name vb
+ip link set va up
+ip link set vb up
+rdma link add siw1 type siw netdev va
+stdbuf -oL ibv_asyncwatch -d siw1 >/tmp/events 2>&1 &
+watch=$!
+sleep 1
+ip link del va
+wait_for 20 bash -c '! [[ -e /sys/class/infiniband/siw1 ]]'
+wait "$watch" 2>/dev/null || true
+cat /tmp/events
+grep -q 'DEVICE_FATAL' /tmp/events || echo "note: no DEVICE_FATAL event seen"
+
+step "deleting a namespace removes the device of its veth peer too"
+host_add a
+ip link add va type veth peer name vb
+ip link set vb netns a
+ip link set va up
+ip -n a link set vb up
+rdma link add siw2 type siw netdev va
+ip netns del a
+wait_for 20 bash -c '! [[ -e /sys/class/infiniband/siw2 ]]'
+
+siw_unload
+echo PASS
