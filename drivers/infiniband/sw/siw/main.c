@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Module entry and exit: the "siw" RDMA link type and the netdev notifier.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "siw.h"
+
+/* "rdma link add NAME type siw netdev NETDEV" */
+static struct rdma_link_ops siw_link_ops = {
+	.type = "siw",
+	.newlink = siw_device_add,
+};
+
+static struct notifier_block siw_netdev_notifier = {
+	.notifier_call = siw_netdev_event,
+};
+
+static int __init siw_init(void)
+{
+	int err;
+
+	/* Devices exist only through links, so nothing to do for old ones. */
+	err = register_netdevice_notifier(&siw_netdev_notifier);
+	if (err) {
+		pr_err("cannot register netdev notifier: %d\n", err);
+		return err;
+	}
+	rdma_link_register(&siw_link_ops);
+	return 0;
+}
+
+static void __exit siw_exit(void)
+{
+	/* No new links; this waits for a link being added to finish. */
+	rdma_link_unregister(&siw_link_ops);
+	/* Unregisters every siw device and waits for its dealloc_driver. */
+	ib_unregister_driver(RDMA_DRIVER_SIW);
+	/* Last, so that no netdev event is missed while devices exist. */
+	unregister_netdevice_notifier(&siw_netdev_notifier);
+}
+
+module_init(siw_init);
+module_exit(siw_exit);
+
+MODULE_ALIAS_RDMA_LINK("siw");
+MODULE_AUTHOR("siw authors");
+MODULE_DESCRIPTION("Software iWARP (siw) RDMA provider");
+MODULE_LICENSE("Dual BSD/GPL");
