@@ -25,9 +25,12 @@ watch=$!
 sleep 1
 ip link del va
 wait_for 20 bash -c '! [[ -e /sys/class/infiniband/siw1 ]]'
+# The open user context is disassociated and told DEVICE_FATAL;
+# ibv_asyncwatch then blocks forever, so stop it.
+wait_for 5 grep -q DEVICE_FATAL /tmp/events
+kill "$watch"
 wait "$watch" 2>/dev/null || true
 cat /tmp/events
-grep -q 'DEVICE_FATAL' /tmp/events || echo "note: no DEVICE_FATAL event seen"
 
 step "deleting a namespace removes the device of its veth peer too"
 host_add a

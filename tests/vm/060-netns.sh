@@ -14,9 +14,10 @@ host_link a b 10.99.1
 step "rdma link add inside each namespace"
 on a rdma link add siw-a type siw netdev v-a
 on b rdma link add siw-b type siw netdev v-b
-rdma link show
-[[ $(link_netdev siw-a) == v-a ]] || fail "siw-a not on v-a"
-[[ $(link_netdev siw-b) == v-b ]] || fail "siw-b not on v-b"
+# rdma only names the netdev to callers in the netdev's own namespace.
+on a rdma link show
+[[ $(on a rdma link show siw-a/1) == *"netdev v-a"* ]] || fail "siw-a not on v-a"
+[[ $(on b rdma link show siw-b/1) == *"netdev v-b"* ]] || fail "siw-b not on v-b"
 on a ibv_devinfo -d siw-a | grep -q 'state:.*PORT_ACTIVE' || fail "siw-a not active"
 on b ibv_devinfo -d siw-b | grep -q 'state:.*PORT_ACTIVE' || fail "siw-b not active"
 
