@@ -18,6 +18,10 @@ struct siw_obj_info {
 static const struct siw_obj_info siw_obj_info[SIW_NUM_OBJ_TYPES] = {
 	[SIW_OBJ_UCONTEXT] = { "ucontexts", SIW_MAX_UCONTEXT },
 	[SIW_OBJ_PD] = { "PDs", SIW_MAX_PD },
+	[SIW_OBJ_CQ] = { "CQs", SIW_MAX_CQ },
+	[SIW_OBJ_QP] = { "QPs", SIW_MAX_QP },
+	[SIW_OBJ_SRQ] = { "SRQs", SIW_MAX_SRQ },
+	[SIW_OBJ_MR] = { "MRs", SIW_MAX_MR },
 };
 
 /* Count one more object of @type; false if the device is at its limit. */

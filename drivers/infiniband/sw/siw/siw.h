@@ -62,6 +62,10 @@
 enum siw_obj_type {
 	SIW_OBJ_UCONTEXT,
 	SIW_OBJ_PD,
+	SIW_OBJ_CQ,
+	SIW_OBJ_QP,
+	SIW_OBJ_SRQ,
+	SIW_OBJ_MR,
 	SIW_NUM_OBJ_TYPES
 };
 
