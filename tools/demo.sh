@@ -16,8 +16,9 @@ on alice rdma link add siw_alice type siw netdev v-alice
 step "rdma link add siw_bob type siw netdev v-bob       (inside bob)"
 on bob rdma link add siw_bob type siw netdev v-bob
 
-step "rdma link"
-rdma link show
+step "rdma link   (each host sees its own netdev)"
+on alice rdma link show
+on bob rdma link show
 step "ibv_devices"
 ibv_devices
 step "ibv_devinfo -d siw_alice"
