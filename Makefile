@@ -19,7 +19,7 @@ KSRC := $(BUILD)/linux-source
 
 export KVER
 
-.PHONY: all modules clean deps install uninstall check unit vm-tests \
+.PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
 	demo checkpatch sparse fuzz-smoke fuzz-long style
 
 all: modules
@@ -27,6 +27,10 @@ all: modules
 modules:
 	@test -d $(KDIR) || { echo "no kernel headers for $(KVER): run 'make deps'"; exit 1; }
 	$(MAKE) $(KBUILD_ARGS) W=1 modules
+
+# Kernel verbs consumer used by the guest tests (tests/kmod).
+ktest:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod W=1 modules
 
 sparse:
 	$(MAKE) $(KBUILD_ARGS) W=1 C=2 modules
@@ -78,6 +82,7 @@ uninstall:
 
 clean:
 	-$(MAKE) $(KBUILD_ARGS) clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/fuzz clean
 	rm -rf $(BUILD)
