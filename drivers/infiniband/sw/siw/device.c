@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "mem.h"
 #include "siw.h"
 
 /* Serialises link creation: two links must not both find a netdev free. */
@@ -27,7 +28,9 @@ static void siw_dealloc_driver(struct ib_device *base)
 {
 	struct siw_device *sdev = to_siw_device(base);
 
+	siw_mem_table_destroy(sdev);
 	siw_obj_report_leaks(sdev);
+	xa_destroy(&sdev->qp_table);
 	siw_netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	sdev->netdev = NULL;
 }
@@ -45,7 +48,11 @@ static void siw_device_set_ops(struct ib_device *base)
 	ib_set_device_ops(base, &siw_query_ops);
 	ib_set_device_ops(base, &siw_ucontext_ops);
 	ib_set_device_ops(base, &siw_pd_ops);
-	ib_set_device_ops(base, &siw_todo_ops);
+	ib_set_device_ops(base, &siw_cq_ops);
+	ib_set_device_ops(base, &siw_mmap_ops);
+	ib_set_device_ops(base, &siw_mr_ops);
+	ib_set_device_ops(base, &siw_qp_ops);
+	ib_set_device_ops(base, &siw_srq_ops);
 }
 
 /* A device that is not registered yet, bound to @ndev. */
@@ -67,6 +74,7 @@ static struct siw_device *siw_device_create(struct net_device *ndev)
 	sdev->mtu = READ_ONCE(ndev->mtu);
 	spin_lock_init(&sdev->gid_lock);
 	siw_gid_init(sdev);
+	xa_init_flags(&sdev->qp_table, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 
 	base->node_type = RDMA_NODE_RNIC;
 	base->phys_port_cnt = 1;
@@ -75,8 +83,12 @@ static struct siw_device *siw_device_create(struct net_device *ndev)
 	/* libsiw rings the send queue doorbell with an empty post_send. */
 	base->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	siw_device_set_ops(base);
+	/* Kernel users reach their memory through STag 0 (mem.h). */
+	base->local_dma_lkey = SIW_LOCAL_DMA_STAG;
 
-	err = ib_device_set_netdev(base, ndev, SIW_PORT);
+	err = siw_mem_table_init(sdev);
+	if (!err)
+		err = ib_device_set_netdev(base, ndev, SIW_PORT);
 	if (err) {
 		/* dealloc_driver drops the netdev reference. */
 		ib_dealloc_device(base);

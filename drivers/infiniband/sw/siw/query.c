@@ -34,7 +34,8 @@ static int siw_query_device(struct ib_device *base, struct ib_device_attr *attr,
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID;
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* STag 0 serves kernel users as local_dma_lkey (mem.h). */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 

@@ -12,6 +12,8 @@
 #include <linux/netdevice.h>
 #include <linux/printk.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
@@ -90,6 +92,15 @@ struct siw_device {
 	u8 random_mac[ETH_ALEN];	/* used if the netdev has no MAC */
 
 	atomic_t num_objs[SIW_NUM_OBJ_TYPES];
+
+	/* QPs by QP number, for the CM (qp.c). */
+	struct xarray qp_table;
+	u32 qp_next_num;
+
+	/* Memory objects by STag index, and what frees them (mem.c). */
+	struct xarray mem_table;
+	u32 mem_next_index;
+	struct workqueue_struct *mem_wq;
 };
 
 static inline struct siw_device *to_siw_device(struct ib_device *base)
@@ -147,6 +158,10 @@ int siw_query_gid(struct ib_device *base, u32 port, int index,
 extern const struct ib_device_ops siw_query_ops;	/* query.c */
 extern const struct ib_device_ops siw_ucontext_ops;	/* ucontext.c */
 extern const struct ib_device_ops siw_pd_ops;		/* pd.c */
-extern const struct ib_device_ops siw_todo_ops;		/* verbs_todo.c */
+extern const struct ib_device_ops siw_cq_ops;		/* cq.c */
+extern const struct ib_device_ops siw_mmap_ops;		/* mmap.c */
+extern const struct ib_device_ops siw_mr_ops;		/* mr.c */
+extern const struct ib_device_ops siw_qp_ops;		/* qp.c */
+extern const struct ib_device_ops siw_srq_ops;		/* srq.c */
 
 #endif /* SIW_H */

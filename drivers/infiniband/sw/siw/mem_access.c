@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What the protocol engine does with a memory object it looked up: check
+ * an access against the registration, reach the bytes of a range one page
+ * piece at a time, and turn a failed check into a work completion status
+ * or a Terminate error class.
+ *
+ * The data path reads a fast-reg MR's registration without its lock. A
+ * consumer that re-registers an MR while using it may then get the wrong
+ * bytes, but never a page outside the MR's page list or the kernel's
+ * direct map: every index is checked against the page list's capacity and
+ * every kernel virtual address with virt_addr_valid().
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <rdma/ib_verbs.h>
+
+#include "mem.h"
+#include "siw.h"
+
+/* Is [addr, addr + len) inside [iova, iova + length)? Overflow-safe. */
+static int siw_range_check(u64 iova, u64 length, u64 addr, u64 len)
+{
+	u64 off;
+
+	if (!len)
+		return 0;
+	if (addr > U64_MAX - (len - 1))
+		return -SIW_MEM_ERR_WRAP;
+	if (addr < iova)
+		return -SIW_MEM_ERR_BOUNDS;
+	off = addr - iova;
+	if (off >= length || len > length - off)
+		return -SIW_MEM_ERR_BOUNDS;
+	return 0;
+}
+
+/* STag 0 exists for local access by kernel PDs only. */
+static int siw_local_dma_check(struct ib_pd *pd, int ib_access, u64 addr,
+			       u64 len)
+{
+	if (!pd || pd->uobject || (ib_access & ~IB_ACCESS_LOCAL_WRITE))
+		return -SIW_MEM_ERR_STAG;
+	return siw_range_check(0, U64_MAX, addr, len);
+}
+
+static int siw_mem_check_locked(struct siw_mem *mem, struct ib_pd *pd,
+				int ib_access, u64 addr, u64 len)
+{
+	if (!mem->valid)
+		return -SIW_MEM_ERR_STAG;
+	if (mem->pd != pd)
+		return -SIW_MEM_ERR_PD;
+	if (ib_access & ~mem->access)
+		return -SIW_MEM_ERR_ACCESS;
+	return siw_range_check(mem->iova, mem->length, addr, len);
+}
+
+int siw_mem_check(struct siw_mem *mem, struct ib_pd *pd, int ib_access,
+		  u64 addr, u64 len)
+{
+	unsigned long flags;
+	int err;
+
+	if (siw_mem_is_local_dma(mem))
+		return siw_local_dma_check(pd, ib_access, addr, len);
+
+	spin_lock_irqsave(&mem->lock, flags);
+	err = siw_mem_check_locked(mem, pd, ib_access, addr, len);
+	spin_unlock_irqrestore(&mem->lock, flags);
+	return err;
+}
+
+/* A kernel virtual address in the direct map, up to its page's end. */
+static int siw_piece_kva(u64 kva, u64 len, struct siw_mem_piece *piece)
+{
+	const void *va = (const void *)(uintptr_t)kva;
+
+	if (!virt_addr_valid(va))
+		return -SIW_MEM_ERR_BOUNDS;
+	piece->page = virt_to_page(va);
+	piece->offset = offset_in_page(kva);
+	piece->len = min_t(u64, len, PAGE_SIZE - piece->offset);
+	return 0;
+}
+
+static int siw_piece_user(struct siw_mem *mem, u64 addr, u64 len,
+			  struct siw_mem_piece *piece)
+{
+	const struct siw_mem_user *user = &mem->user;
+	u64 off, pos;
+
+	/* A user MR's registration never changes: no lock needed. */
+	if (addr < mem->iova || addr - mem->iova >= mem->length)
+		return -SIW_MEM_ERR_BOUNDS;
+	off = addr - mem->iova;
+	pos = off + user->offset;
+	if (pos >> PAGE_SHIFT >= user->npages)
+		return -SIW_MEM_ERR_BOUNDS;
+
+	piece->page = user->pages[pos >> PAGE_SHIFT];
+	piece->offset = offset_in_page(pos);
+	piece->len = min3(len, mem->length - off,
+			  (u64)(PAGE_SIZE - piece->offset));
+	return 0;
+}
+
+static int siw_piece_fastreg(struct siw_mem *mem, u64 addr, u64 len,
+			     struct siw_mem_piece *piece)
+{
+	const struct siw_mem_fastreg *fr = &mem->fr;
+	u64 iova = READ_ONCE(mem->iova);
+	u64 length = READ_ONCE(mem->length);
+	unsigned int npages = min(READ_ONCE(fr->npages), fr->max_pages);
+	unsigned int shift = READ_ONCE(fr->page_shift);
+	u64 off, pos, in_page, idx;
+
+	if (addr < iova || addr - iova >= length)
+		return -SIW_MEM_ERR_BOUNDS;
+	off = addr - iova;
+	pos = off + READ_ONCE(fr->offset);
+	idx = pos >> shift;
+	if (pos < off || idx >= npages)
+		return -SIW_MEM_ERR_BOUNDS;
+
+	in_page = pos & ((1ULL << shift) - 1);
+	len = min3(len, length - off, (1ULL << shift) - in_page);
+	return siw_piece_kva(READ_ONCE(fr->addrs[idx]) + in_page, len, piece);
+}
+
+int siw_mem_piece(struct siw_mem *mem, u64 addr, u64 len,
+		  struct siw_mem_piece *piece)
+{
+	switch (mem->type) {
+	case SIW_MEM_DMA:
+		/* STag 0 and DMA MRs: addresses are kernel virtual ones. */
+		return siw_piece_kva(addr, len, piece);
+	case SIW_MEM_USER:
+		return siw_piece_user(mem, addr, len, piece);
+	case SIW_MEM_FASTREG:
+		return siw_piece_fastreg(mem, addr, len, piece);
+	default:
+		return -SIW_MEM_ERR_BOUNDS;
+	}
+}
+
+/*
+ * A check of a local STag (an SGE of a work request) failed: the IB
+ * "local protection error" for anything about the STag or the range, a
+ * "local QP operation error" for a fast-reg or invalidation the MR cannot
+ * take.
+ */
+enum siw_wc_status siw_mem_wc_status(int err)
+{
+	switch (-err) {
+	case 0:
+		return SIW_WC_SUCCESS;
+	case SIW_MEM_ERR_CANNOT_INV:
+	case SIW_MEM_ERR_STATE:
+		return SIW_WC_LOC_QP_OP_ERR;
+	default:
+		return SIW_WC_LOC_PROT_ERR;
+	}
+}
+
+#define SIW_TERM(layer, etype, ecode) \
+	{ SIW_TERM_LAYER_##layer, SIW_TERM_##etype, SIW_TERM_##ecode }
+
+/* RFC 5041 section 7.2: errors in tagged placement are DDP errors... */
+static const struct siw_term_code siw_mem_term_tagged[] = {
+	[SIW_MEM_ERR_STAG] = SIW_TERM(DDP, DDP_TAGGED, DDP_T_INVALID_STAG),
+	[SIW_MEM_ERR_PD] = SIW_TERM(DDP, DDP_TAGGED, DDP_T_STAG_NOT_ASSOC),
+	/* ...except access rights, which DDP does not know (RFC 5040). */
+	[SIW_MEM_ERR_ACCESS] = SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+					RDMAP_ACCESS),
+	[SIW_MEM_ERR_BOUNDS] = SIW_TERM(DDP, DDP_TAGGED, DDP_T_BASE_BOUNDS),
+	[SIW_MEM_ERR_WRAP] = SIW_TERM(DDP, DDP_TAGGED, DDP_T_TO_WRAP),
+	[SIW_MEM_ERR_CANNOT_INV] = SIW_TERM(RDMAP, RDMAP_REMOTE_OP,
+					    RDMAP_CANNOT_INV),
+	[SIW_MEM_ERR_STATE] = SIW_TERM(RDMAP, RDMAP_REMOTE_OP,
+				       RDMAP_UNSPECIFIED),
+};
+
+/* RFC 5040 section 7.2: RDMAP checks the Read source and invalidation. */
+static const struct siw_term_code siw_mem_term_rdmap[] = {
+	[SIW_MEM_ERR_STAG] = SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+				      RDMAP_INVALID_STAG),
+	[SIW_MEM_ERR_PD] = SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+				    RDMAP_STAG_NOT_ASSOC),
+	[SIW_MEM_ERR_ACCESS] = SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+					RDMAP_ACCESS),
+	[SIW_MEM_ERR_BOUNDS] = SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+					RDMAP_BASE_BOUNDS),
+	[SIW_MEM_ERR_WRAP] = SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+				      RDMAP_TO_WRAP),
+	[SIW_MEM_ERR_CANNOT_INV] = SIW_TERM(RDMAP, RDMAP_REMOTE_OP,
+					    RDMAP_CANNOT_INV),
+	[SIW_MEM_ERR_STATE] = SIW_TERM(RDMAP, RDMAP_REMOTE_OP,
+				       RDMAP_UNSPECIFIED),
+};
+
+static_assert(ARRAY_SIZE(siw_mem_term_tagged) ==
+	      ARRAY_SIZE(siw_mem_term_rdmap));
+
+void siw_mem_term_code(int err, bool tagged, struct siw_term_code *tc)
+{
+	static const struct siw_term_code unknown =
+		SIW_TERM(RDMAP, RDMAP_REMOTE_OP, RDMAP_UNSPECIFIED);
+	unsigned int e = -err;
+
+	if (!e || e >= ARRAY_SIZE(siw_mem_term_rdmap))
+		*tc = unknown;
+	else if (tagged)
+		*tc = siw_mem_term_tagged[e];
+	else
+		*tc = siw_mem_term_rdmap[e];
+}

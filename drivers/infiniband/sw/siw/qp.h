@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Queue pairs: RC only. A QP owns a send queue ring and, unless it uses an
+ * SRQ, a receive queue ring (queue.h). This header is also the interface
+ * of the protocol engine and the connection manager to a QP: its state,
+ * the next work requests to process, and their completions.
+ */
+
+#ifndef SIW_QP_H
+#define SIW_QP_H
+
+#include <linux/completion.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/siw-abi.h>
+
+#include "queue.h"
+
+struct siw_cq;
+struct siw_device;
+struct siw_srq;
+
+/*
+ * iWARP QP states (RFC 5040, RDMAC verbs). The verbs see IB states; the
+ * map between the two is fixed:
+ *
+ *	IB RESET, INIT, RTR	IDLE	  not connected
+ *	IB RTS			RTS	  connected; reached only through the CM
+ *	IB SQD			CLOSING	  graceful close in progress
+ *	IB SQE			TERMINATE a Terminate was sent or received
+ *	IB ERR			ERROR	  all work flushed
+ *
+ * A new QP is IDLE and reports INIT, as iWARP RNICs do (an iWARP QP has no
+ * RESET distinct from IDLE; rdma-core's tests expect INIT from RNICs).
+ */
+enum siw_qp_state {
+	SIW_QP_IDLE,
+	SIW_QP_RTS,
+	SIW_QP_CLOSING,
+	SIW_QP_TERMINATE,
+	SIW_QP_ERROR,
+};
+
+struct siw_qp {
+	struct ib_qp base;		/* must stay first */
+	struct siw_device *sdev;
+
+	/*
+	 * References: one for the verbs (dropped by destroy_qp), one per
+	 * user elsewhere (CM, engine) taken with siw_qp_get(). destroy_qp
+	 * waits for the last one before the core frees the QP.
+	 */
+	refcount_t ref;
+	struct completion released;
+
+	/*
+	 * state_lock guards state changes and the attributes below it.
+	 * Readers elsewhere may READ_ONCE(state): the rings' locks order a
+	 * move to ERROR before the flush that follows it.
+	 */
+	spinlock_t state_lock;
+	enum ib_qp_state state;		/* the one record of the state */
+	int access;			/* IB_ACCESS_* granted to the peer */
+	u8 ord;				/* max_rd_atomic: our READs in flight */
+	u8 ird;				/* max_dest_rd_atomic: peer's READs */
+
+	/* Fixed at creation. */
+	bool user;			/* rings shared with a process */
+	bool sq_sig_all;		/* every SQE completes */
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	struct siw_cq *scq;
+	struct siw_cq *rcq;
+	struct siw_srq *srq;		/* or NULL: then rq is used */
+
+	struct siw_sq sq;
+	struct siw_rq rq;		/* num 0 with an SRQ */
+};
+
+static inline struct siw_qp *to_siw_qp(struct ib_qp *base)
+{
+	return container_of(base, struct siw_qp, base);
+}
+
+static inline u32 siw_qp_num(const struct siw_qp *qp)
+{
+	return qp->base.qp_num;
+}
+
+/* What the QP offers: at least what its creator asked for. */
+static inline void siw_qp_caps(const struct siw_qp *qp, struct ib_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.num;
+	cap->max_recv_wr = qp->rq.num;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_recv_sge = qp->srq ? 0 : qp->max_recv_sge;
+	cap->max_inline_data = qp->max_inline;
+}
+
+/* QP log helpers: the device and the QP number on every line. */
+#define siw_qp_err(qp, fmt, ...) do {					\
+	const struct siw_qp *__qp = (qp);				\
+									\
+	siw_err(__qp->sdev, "QP %u: " fmt, siw_qp_num(__qp),		\
+		##__VA_ARGS__);						\
+} while (0)
+#define siw_qp_dbg(qp, fmt, ...) do {					\
+	const struct siw_qp *__qp = (qp);				\
+									\
+	siw_dbg(__qp->sdev, "QP %u: " fmt, siw_qp_num(__qp),		\
+		##__VA_ARGS__);						\
+} while (0)
+
+/*
+ * References (qp.c). siw_qp_get_by_num() returns a referenced QP or NULL;
+ * any context.
+ */
+void siw_qp_get(struct siw_qp *qp);
+void siw_qp_put(struct siw_qp *qp);
+struct siw_qp *siw_qp_get_by_num(struct siw_device *sdev, u32 qpn);
+
+/* State (qp_state.c); any context unless said otherwise. */
+enum siw_qp_state siw_qp_state(struct siw_qp *qp);
+
+/*
+ * Moves the CM and the engine make (the verbs use modify_qp):
+ * IDLE (INIT or RTR) -> RTS when the connection is up (this is
+ * siw_qp_connected(); it also kicks the SQ), RTS -> CLOSING, RTS or
+ * CLOSING -> TERMINATE, and anything -> ERROR with a flush but no event
+ * (siw_qp_fail() sends one). Returns 0, or -EINVAL for any other move.
+ */
+int siw_qp_enter(struct siw_qp *qp, enum siw_qp_state to);
+
+static inline int siw_qp_connected(struct siw_qp *qp)
+{
+	return siw_qp_enter(qp, SIW_QP_RTS);
+}
+
+/*
+ * Move to ERROR and flush. The move (not a repeat) dispatches @event to
+ * the consumer, e.g. IB_EVENT_QP_FATAL.
+ */
+void siw_qp_fail(struct siw_qp *qp, enum ib_event_type event);
+
+/*
+ * Flush what the rings hold now; the QP is in ERROR. Every SQE and RQE
+ * completes with WR_FLUSH_ERR, unsignalled ones too (a WR that ends in
+ * error always completes), in ring order. SRQ entries are not the QP's
+ * and stay. WRs the engine took out of the rings are the engine's to
+ * flush, before it drops its QP reference.
+ *
+ * Flush passes run on entering ERROR, on every SQ doorbell and every
+ * kernel post in ERROR, and on modify to ERR again. libsiw posts receive
+ * WRs without a system call, so RQEs a process posts in ERROR complete
+ * at the next pass: its next doorbell, modify to ERR, or destroy_qp.
+ */
+void siw_qp_flush(struct siw_qp *qp);
+void siw_sq_flush(struct siw_qp *qp);
+void siw_rq_flush(struct siw_qp *qp);
+
+/*
+ * The SQ doorbell, rung by a zero-WR post_send (libsiw) and by kernel
+ * post_send: in RTS it starts the engine on the SQ, in ERROR it flushes,
+ * otherwise the SQEs wait for RTS.
+ */
+void siw_qp_sq_kick(struct siw_qp *qp);
+
+/*
+ * The engine's side of the SQ (sq.c).
+ *
+ * siw_sq_peek() copies the oldest VALID SQE into *@sqe and checks the
+ * copy: 0, -ENOENT if there is none (or a flush owns the SQ), or -EINVAL
+ * if it is malformed. siw_sq_consume() hands the oldest slot back. The
+ * caller holds qp->sq.lock across both: a slot copied and not consumed
+ * under the same lock hold is not the caller's.
+ *
+ * Once consumed, the copy is the only record of the WR, and the engine
+ * must complete it (siw_sqe_complete), or flush it if the QP fails.
+ */
+int siw_sq_peek(struct siw_qp *qp, struct siw_sqe *sqe);
+void siw_sq_consume(struct siw_qp *qp);
+
+/*
+ * Take the oldest SQE: peek and consume under the lock. Returns 0 (the
+ * caller owns *@sqe), -ENOENT (none), or -EINVAL (a malformed SQE was
+ * completed with an error and the QP failed).
+ */
+int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe);
+
+/*
+ * Check a copied SQE: SIW_WC_SUCCESS, or the status it completes with.
+ * @user: taken from a process's ring, which may not use kernel-only
+ * opcodes. An inline SQE's num_sge becomes 1 (its data, sge[0].length
+ * bytes, is at &sqe->sge[1]).
+ */
+enum siw_wc_status siw_sqe_check(struct siw_sqe *sqe, bool user);
+
+/*
+ * Take the next receive WR, from the SRQ if the QP has one (where the SRQ
+ * limit event fires). Returns 0 (the caller owns *@rqe and completes it
+ * with siw_rqe_complete), -ENOENT (none posted), or -EINVAL (a malformed
+ * RQE was completed with an error and the QP failed).
+ */
+int siw_rq_get(struct siw_qp *qp, struct siw_rqe *rqe);
+
+/*
+ * Completions (wc.c). An SQE completes if it is signalled or @status is
+ * an error; an RQE always completes. @flags of an RQE completion:
+ * SIW_WQE_REM_INVAL (the SEND invalidated @inval_stag) and
+ * SIW_WQE_SOLICITED (the SEND asked for a solicited event). If the CQ is
+ * full the QP fails. Return 0 or -ENOSPC.
+ */
+int siw_sqe_complete(struct siw_qp *qp, const struct siw_sqe *sqe,
+		     u32 bytes, enum siw_wc_status status);
+int siw_rqe_complete(struct siw_qp *qp, const struct siw_rqe *rqe,
+		     u32 bytes, enum siw_wc_status status, u16 flags,
+		     u32 inval_stag);
+
+/* Verbs of the other QP files, collected in siw_qp_ops (qp.c). */
+int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int siw_query_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int siw_post_send(struct ib_qp *base, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int siw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+
+/*
+ * For destroy_qp (qp_state.c): move to ERROR without an event and without
+ * flushing, closing any connection.
+ */
+void siw_qp_stop(struct siw_qp *qp);
+
+#endif /* SIW_QP_H */

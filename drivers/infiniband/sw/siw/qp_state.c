@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The QP state machine: modify_qp and query_qp for the verbs, the moves
+ * of the CM and the engine, and what a move to ERROR or RESET does to the
+ * rings.
+ *
+ * The QP keeps an IB state (what the verbs set and query); its iWARP
+ * state follows from it (see qp.h). The verbs may move a QP along
+ *
+ *	RESET -> INIT -> RTR, RTS -> SQD, and any state -> RESET or ERR,
+ *
+ * and stay in any state but SQE to change attributes. RTS is reached
+ * only through the connection manager, which knows when the connection
+ * is up: a verbs move to RTS is refused. SQE (TERMINATE) is entered by
+ * the engine only.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bits.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include "qp.h"
+#include "siw.h"
+
+static const enum siw_qp_state siw_qp_iwarp_state[IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET] = SIW_QP_IDLE,
+	[IB_QPS_INIT] = SIW_QP_IDLE,
+	[IB_QPS_RTR] = SIW_QP_IDLE,
+	[IB_QPS_RTS] = SIW_QP_RTS,
+	[IB_QPS_SQD] = SIW_QP_CLOSING,
+	[IB_QPS_SQE] = SIW_QP_TERMINATE,
+	[IB_QPS_ERR] = SIW_QP_ERROR,
+};
+
+#define SIW_QPS(s) BIT(IB_QPS_##s)
+
+/* Where the verbs may move a QP from each state (RTS: see above). */
+static const u8 siw_qp_verbs_moves[IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET] = SIW_QPS(RESET) | SIW_QPS(INIT) | SIW_QPS(ERR),
+	[IB_QPS_INIT] = SIW_QPS(RESET) | SIW_QPS(INIT) | SIW_QPS(RTR) |
+			SIW_QPS(RTS) | SIW_QPS(ERR),
+	[IB_QPS_RTR] = SIW_QPS(RESET) | SIW_QPS(RTR) | SIW_QPS(RTS) |
+		       SIW_QPS(ERR),
+	[IB_QPS_RTS] = SIW_QPS(RESET) | SIW_QPS(RTS) | SIW_QPS(SQD) |
+		       SIW_QPS(ERR),
+	[IB_QPS_SQD] = SIW_QPS(RESET) | SIW_QPS(SQD) | SIW_QPS(ERR),
+	[IB_QPS_SQE] = SIW_QPS(RESET) | SIW_QPS(ERR),
+	[IB_QPS_ERR] = SIW_QPS(RESET) | SIW_QPS(ERR),
+};
+
+/* Attributes siw keeps. */
+#define SIW_QP_ATTRS_USED	(IB_QP_STATE | IB_QP_CUR_STATE | \
+				 IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
+				 IB_QP_PORT | IB_QP_MAX_QP_RD_ATOMIC | \
+				 IB_QP_MAX_DEST_RD_ATOMIC)
+/*
+ * Attributes of IB transports, meaningless over TCP. They are accepted
+ * and ignored, so that consumers written for IB get as far as RTS.
+ */
+#define SIW_QP_ATTRS_IB_ONLY	(IB_QP_AV | IB_QP_PATH_MTU | IB_QP_TIMEOUT | \
+				 IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
+				 IB_QP_RQ_PSN | IB_QP_SQ_PSN | \
+				 IB_QP_MIN_RNR_TIMER | IB_QP_DEST_QPN | \
+				 IB_QP_QKEY | IB_QP_ALT_PATH | \
+				 IB_QP_PATH_MIG_STATE | \
+				 IB_QP_EN_SQD_ASYNC_NOTIFY)
+
+#define SIW_QP_ACCESS		(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND)
+
+enum siw_qp_state siw_qp_state(struct siw_qp *qp)
+{
+	return siw_qp_iwarp_state[READ_ONCE(qp->state)];
+}
+
+static void siw_qp_event(struct siw_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->base.device,
+		.element.qp = &qp->base,
+		.event = type,
+	};
+
+	if (qp->base.event_handler)
+		qp->base.event_handler(&event, qp->base.qp_context);
+}
+
+/*
+ * The QP left RTS or SQD: the connection manager (next) closes the
+ * connection here, gracefully when @graceful, else by abort.
+ */
+static void siw_qp_drop_connection(struct siw_qp *qp, bool graceful)
+{
+	siw_qp_dbg(qp, "connection %s\n", graceful ? "closing" : "aborted");
+}
+
+static bool siw_qp_connected_state(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTS || state == IB_QPS_SQD;
+}
+
+/* Move to ERROR; false if the QP was there already. */
+static bool siw_qp_to_error(struct siw_qp *qp)
+{
+	enum ib_qp_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	old = qp->state;
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (old == IB_QPS_ERR)
+		return false;
+	if (siw_qp_connected_state(old))
+		siw_qp_drop_connection(qp, false);
+	return true;
+}
+
+void siw_qp_flush(struct siw_qp *qp)
+{
+	/* The engine flushes the WRs it holds here, before the rings'. */
+	siw_sq_flush(qp);
+	siw_rq_flush(qp);
+}
+
+void siw_qp_fail(struct siw_qp *qp, enum ib_event_type event)
+{
+	if (!siw_qp_to_error(qp))
+		return;
+	siw_qp_dbg(qp, "failed, event %d\n", event);
+	siw_qp_event(qp, event);
+	siw_qp_flush(qp);
+}
+
+void siw_qp_stop(struct siw_qp *qp)
+{
+	siw_qp_to_error(qp);
+}
+
+/* Move from one of @from (SIW_QPS() bits) to @to; -EINVAL if not there. */
+static int siw_qp_move(struct siw_qp *qp, u8 from, enum ib_qp_state to)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (BIT(qp->state) & from)
+		WRITE_ONCE(qp->state, to);
+	else
+		err = -EINVAL;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return err;
+}
+
+int siw_qp_enter(struct siw_qp *qp, enum siw_qp_state to)
+{
+	int err;
+
+	switch (to) {
+	case SIW_QP_RTS:
+		err = siw_qp_move(qp, SIW_QPS(INIT) | SIW_QPS(RTR), IB_QPS_RTS);
+		/* A process may have posted SQEs while the QP was idle. */
+		if (!err)
+			siw_qp_sq_kick(qp);
+		return err;
+	case SIW_QP_CLOSING:
+		return siw_qp_move(qp, SIW_QPS(RTS), IB_QPS_SQD);
+	case SIW_QP_TERMINATE:
+		return siw_qp_move(qp, SIW_QPS(RTS) | SIW_QPS(SQD), IB_QPS_SQE);
+	case SIW_QP_ERROR:
+		if (siw_qp_to_error(qp))
+			siw_qp_flush(qp);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Values of the attributes in @mask, whatever the state. */
+static int siw_qp_check_attrs(struct siw_qp *qp, const struct ib_qp_attr *attr,
+			      int mask)
+{
+	if (mask & ~(SIW_QP_ATTRS_USED | SIW_QP_ATTRS_IB_ONLY)) {
+		siw_qp_dbg(qp, "modify: unsupported attributes 0x%x\n",
+			   mask & ~(SIW_QP_ATTRS_USED | SIW_QP_ATTRS_IB_ONLY));
+		return -EOPNOTSUPP;
+	}
+	if ((mask & IB_QP_STATE) && attr->qp_state > IB_QPS_ERR)
+		return -EINVAL;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state > IB_QPS_ERR)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SIW_QP_ACCESS))
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SIW_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != SIW_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > SIW_MAX_ORD)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SIW_MAX_IRD)
+		return -EINVAL;
+	return 0;
+}
+
+/* May the verbs move the QP from @cur to @next with the attributes? */
+static int siw_qp_check_move(struct siw_qp *qp, const struct ib_qp_attr *attr,
+			     int mask, enum ib_qp_state cur,
+			     enum ib_qp_state next)
+{
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		siw_qp_dbg(qp, "modify: QP is in state %d, not %d\n", cur,
+			   attr->cur_qp_state);
+		return -EINVAL;
+	}
+	if (!(siw_qp_verbs_moves[cur] & BIT(next))) {
+		siw_qp_dbg(qp, "modify: no move from state %d to %d\n", cur,
+			   next);
+		return -EINVAL;
+	}
+	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
+		siw_qp_dbg(qp, "modify: RTS is reached by connecting through the CM (rdma_cm), not by modify_qp\n");
+		return -EINVAL;
+	}
+	/* MPA negotiates ORD and IRD with the peer; they are set before. */
+	if ((mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) &&
+	    siw_qp_iwarp_state[cur] != SIW_QP_IDLE) {
+		siw_qp_dbg(qp, "modify: ORD/IRD fixed once connected\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void siw_qp_set_attrs(struct siw_qp *qp, const struct ib_qp_attr *attr,
+			     int mask)
+{
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->ord = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->ird = attr->max_dest_rd_atomic;
+}
+
+/* RESET empties the rings without completions. */
+static void siw_qp_discard(struct siw_qp *qp)
+{
+	unsigned long flags;
+	u32 n = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	/* A running flush completes them instead. */
+	if (!qp->sq.flushing)
+		n = siw_sq_discard(&qp->sq);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	if (!qp->srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		if (!qp->rq.flushing)
+			n += siw_rq_discard(&qp->rq);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
+	if (n)
+		siw_qp_dbg(qp, "reset discarded %u WRs\n", n);
+}
+
+int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct siw_qp *qp = to_siw_qp(base);
+	enum ib_qp_state cur, next;
+	unsigned long flags;
+	int err;
+
+	err = siw_qp_check_attrs(qp, attr, mask);
+	if (err)
+		return err;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	cur = qp->state;
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	err = siw_qp_check_move(qp, attr, mask, cur, next);
+	if (!err) {
+		siw_qp_set_attrs(qp, attr, mask);
+		WRITE_ONCE(qp->state, next);
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (err)
+		return err;
+
+	if (mask & SIW_QP_ATTRS_IB_ONLY)
+		siw_qp_dbg(qp, "modify: ignored IB attributes 0x%x\n",
+			   mask & SIW_QP_ATTRS_IB_ONLY);
+	if (siw_qp_connected_state(cur) && next != cur)
+		siw_qp_drop_connection(qp, next == IB_QPS_SQD);
+	/* Every move to ERR, also from ERR, is a flush pass. */
+	if (next == IB_QPS_ERR)
+		siw_qp_flush(qp);
+	else if (next == IB_QPS_RESET && cur != IB_QPS_RESET)
+		siw_qp_discard(qp);
+	return 0;
+}
+
+int siw_query_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct siw_qp *qp = to_siw_qp(base);
+	unsigned int mtu = READ_ONCE(qp->sdev->mtu);
+	unsigned long flags;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	attr->qp_state = qp->state;
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = ib_mtu_int_to_enum(min_t(unsigned int, mtu, INT_MAX));
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->port_num = SIW_PORT;
+	siw_qp_caps(qp, &attr->cap);
+
+	init->qp_type = IB_QPT_RC;
+	init->event_handler = base->event_handler;
+	init->qp_context = base->qp_context;
+	init->send_cq = base->send_cq;
+	init->recv_cq = base->recv_cq;
+	init->srq = base->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->port_num = SIW_PORT;
+	return 0;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The receive side of a QP: posting receive WRs (kernel QPs; processes
+ * write their ring directly), taking them for the engine, from the QP's
+ * own RQ or from its SRQ, and flushing the RQ.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <rdma/ib_verbs.h>
+#include <rdma/siw-abi.h>
+
+#include "qp.h"
+#include "siw.h"
+#include "srq.h"
+
+/* The QP's own RQ; the caller knows the QP has no SRQ. */
+static int siw_rq_take(struct siw_qp *qp, struct siw_rqe *rqe)
+{
+	struct siw_rq *rq = &qp->rq;
+	enum siw_wc_status status;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	if (rq->flushing || !siw_rq_peek(rq, rqe)) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return -ENOENT;
+	}
+	status = siw_rqe_check(rqe);
+	siw_rq_consume(rq);
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	return status == SIW_WC_SUCCESS ? 0 : -EINVAL;
+}
+
+int siw_rq_get(struct siw_qp *qp, struct siw_rqe *rqe)
+{
+	int err;
+
+	if (qp->srq)
+		err = siw_srq_get_rqe(qp->srq, rqe);
+	else
+		err = siw_rq_take(qp, rqe);
+
+	if (err == -EINVAL) {
+		siw_qp_dbg(qp, "malformed RQE (%u SGEs)\n", rqe->num_sge);
+		siw_rqe_complete(qp, rqe, 0, siw_rqe_check(rqe), 0, 0);
+		siw_qp_fail(qp, IB_EVENT_QP_FATAL);
+	}
+	return err;
+}
+
+/* As siw_sq_flush(): one flusher, no lock held while completing. */
+void siw_rq_flush(struct siw_qp *qp)
+{
+	struct siw_rq *rq = &qp->rq;
+	u32 budget = qp->user ? rq->num : U32_MAX;
+	struct siw_rqe rqe;
+	unsigned long flags;
+
+	if (qp->srq)
+		return;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	if (rq->flushing) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return;
+	}
+	rq->flushing = true;
+	while (budget-- && siw_rq_peek(rq, &rqe)) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		siw_rqe_complete(qp, &rqe, 0, SIW_WC_WR_FLUSH_ERR, 0, 0);
+		spin_lock_irqsave(&rq->lock, flags);
+		siw_rq_consume(rq);
+	}
+	rq->flushing = false;
+	spin_unlock_irqrestore(&rq->lock, flags);
+}
+
+/*
+ * Receive WRs may be posted in any state but RESET (iWARP consumers post
+ * them before connecting). In ERROR they are flushed at once.
+ */
+int siw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct siw_qp *qp = to_siw_qp(base);
+	struct siw_rq *rq = &qp->rq;
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user || qp->srq) {
+		siw_qp_dbg(qp, "post_recv on a %s refused\n",
+			   qp->srq ? "QP with an SRQ" : "user QP");
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&rq->lock, flags);
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		siw_qp_dbg(qp, "post_recv in RESET refused\n");
+		err = -EINVAL;
+	}
+	while (wr && !err) {
+		err = siw_rq_post(rq, wr, qp->max_recv_sge);
+		if (!err)
+			wr = wr->next;
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	if (err)
+		*bad_wr = wr;
+	if (siw_qp_state(qp) == SIW_QP_ERROR)
+		siw_rq_flush(qp);
+	return err;
+}
