@@ -78,6 +78,24 @@ static struct ib_qp *kt_qp(struct ktest *kt, struct ib_cq *cq,
 	return ib_create_qp(kt->pd, &attr);
 }
 
+/* A CQ of @cqe entries and an RC QP on it with an RQ of @rq_size. */
+static int kt_setup(struct ktest *kt, int cqe, int rq_size,
+		    struct ib_cq **cq, struct ib_qp **qp)
+{
+	*cq = kt_cq(kt, cqe);
+	if (IS_ERR(*cq)) {
+		pr_err("create_cq: %ld\n", PTR_ERR(*cq));
+		return PTR_ERR(*cq);
+	}
+	*qp = kt_qp(kt, *cq, NULL, rq_size);
+	if (IS_ERR(*qp)) {
+		pr_err("create_qp: %ld\n", PTR_ERR(*qp));
+		ib_destroy_cq(*cq);
+		return PTR_ERR(*qp);
+	}
+	return 0;
+}
+
 static int kt_post_recvs(struct ib_qp *qp, u64 first, int n)
 {
 	const struct ib_recv_wr *bad;
@@ -133,13 +151,7 @@ static int test_flush_on_error(struct ktest *kt)
 	struct ib_qp_init_attr init;
 	int got, err = 0;
 
-	cq = kt_cq(kt, 32);
-	KT_CHECK(!IS_ERR(cq), "create_cq: %ld", PTR_ERR(cq));
-	qp = kt_qp(kt, cq, NULL, 16);
-	if (IS_ERR(qp)) {
-		ib_destroy_cq(cq);
-		KT_CHECK(false, "create_qp: %ld", PTR_ERR(qp));
-	}
+	KT_CHECK(!kt_setup(kt, 32, 16, &cq, &qp), "setup failed");
 	err = kt_post_recvs(qp, 100, 10);
 	if (!err)
 		err = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
@@ -170,13 +182,7 @@ static int test_destroy_leaves_no_dangling(struct ktest *kt)
 	struct ib_wc wc;
 	int err, n;
 
-	cq = kt_cq(kt, 32);
-	KT_CHECK(!IS_ERR(cq), "create_cq: %ld", PTR_ERR(cq));
-	qp = kt_qp(kt, cq, NULL, 16);
-	if (IS_ERR(qp)) {
-		ib_destroy_cq(cq);
-		KT_CHECK(false, "create_qp: %ld", PTR_ERR(qp));
-	}
+	KT_CHECK(!kt_setup(kt, 32, 16, &cq, &qp), "setup failed");
 	err = kt_post_recvs(qp, 200, 5);
 	ib_destroy_qp(qp);
 	n = ib_poll_cq(cq, 1, &wc);
@@ -192,13 +198,7 @@ static int test_cq_resize_in_flight(struct ktest *kt)
 	struct ib_qp *qp;
 	int got = 0, err, small;
 
-	cq = kt_cq(kt, 16);
-	KT_CHECK(!IS_ERR(cq), "create_cq: %ld", PTR_ERR(cq));
-	qp = kt_qp(kt, cq, NULL, 16);
-	if (IS_ERR(qp)) {
-		ib_destroy_cq(cq);
-		KT_CHECK(false, "create_qp: %ld", PTR_ERR(qp));
-	}
+	KT_CHECK(!kt_setup(kt, 16, 16, &cq, &qp), "setup failed");
 	err = kt_post_recvs(qp, 300, 12);
 	if (!err)
 		err = kt_to_error(qp);
@@ -223,14 +223,8 @@ static int test_cq_overflow(struct ktest *kt)
 	int n, err, size;
 
 	atomic_set(&kt->cq_err_events, 0);
-	cq = kt_cq(kt, 4);
-	KT_CHECK(!IS_ERR(cq), "create_cq: %ld", PTR_ERR(cq));
+	KT_CHECK(!kt_setup(kt, 4, 16, &cq, &qp), "setup failed");
 	size = cq->cqe;
-	qp = kt_qp(kt, cq, NULL, 16);
-	if (IS_ERR(qp)) {
-		ib_destroy_cq(cq);
-		KT_CHECK(false, "create_qp: %ld", PTR_ERR(qp));
-	}
 	err = kt_post_recvs(qp, 400, 16);
 	if (!err)
 		err = kt_to_error(qp);
