@@ -5,8 +5,7 @@
 
 # Newest installed kernel that has headers (Debian's linux-headers-amd64),
 # unless the caller says otherwise.
-KVER ?= $(shell ls -1d /lib/modules/*/build 2>/dev/null | \
-	  sed 's|/lib/modules/||; s|/build||' | sort -V | tail -n1)
+KVER ?= $(shell tools/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 SIWDIR := $(CURDIR)/drivers/infiniband/sw/siw
 BUILD := $(CURDIR)/build
