@@ -17,6 +17,7 @@
 #include <rdma/siw-abi.h>
 
 #include "mem.h"
+#include "cm.h"
 #include "siw.h"
 
 /* Serialises link creation: two links must not both find a netdev free. */
@@ -28,6 +29,7 @@ static void siw_dealloc_driver(struct ib_device *base)
 {
 	struct siw_device *sdev = to_siw_device(base);
 
+	siw_cm_device_gone(sdev);
 	siw_mem_table_destroy(sdev);
 	siw_obj_report_leaks(sdev);
 	xa_destroy(&sdev->qp_table);
@@ -53,6 +55,7 @@ static void siw_device_set_ops(struct ib_device *base)
 	ib_set_device_ops(base, &siw_mr_ops);
 	ib_set_device_ops(base, &siw_qp_ops);
 	ib_set_device_ops(base, &siw_srq_ops);
+	ib_set_device_ops(base, &siw_cm_ops);
 }
 
 /* A device that is not registered yet, bound to @ndev. */
@@ -83,6 +86,8 @@ static struct siw_device *siw_device_create(struct net_device *ndev)
 	/* libsiw rings the send queue doorbell with an empty post_send. */
 	base->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	siw_device_set_ops(base);
+	/* iw_cm names the interface to the port mapper (iwpmd). */
+	strscpy(base->iw_ifname, ndev->name, sizeof(base->iw_ifname));
 	/* Kernel users reach their memory through STag 0 (mem.h). */
 	base->local_dma_lkey = SIW_LOCAL_DMA_STAG;
 

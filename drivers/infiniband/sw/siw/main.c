@@ -10,6 +10,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 
+#include "cm.h"
+#include "engine.h"
 #include "siw.h"
 
 /* "rdma link add NAME type siw netdev NETDEV" */
@@ -26,14 +28,26 @@ static int __init siw_init(void)
 {
 	int err;
 
+	err = siw_tx_module_init();
+	if (err)
+		return err;
+	err = siw_cm_module_init();
+	if (err)
+		goto tx_exit;
 	/* Devices exist only through links, so nothing to do for old ones. */
 	err = register_netdevice_notifier(&siw_netdev_notifier);
 	if (err) {
 		pr_err("cannot register netdev notifier: %d\n", err);
-		return err;
+		goto cm_exit;
 	}
 	rdma_link_register(&siw_link_ops);
 	return 0;
+
+cm_exit:
+	siw_cm_module_exit();
+tx_exit:
+	siw_tx_module_exit();
+	return err;
 }
 
 static void __exit siw_exit(void)
@@ -44,6 +58,8 @@ static void __exit siw_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_SIW);
 	/* Last, so that no netdev event is missed while devices exist. */
 	unregister_netdevice_notifier(&siw_netdev_notifier);
+	siw_cm_module_exit();
+	siw_tx_module_exit();
 }
 
 module_init(siw_init);

@@ -180,6 +180,9 @@ static int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	err = siw_qp_alloc_rings(qp, attr);
 	if (err)
 		goto put_obj;
+	err = siw_engine_init(qp);
+	if (err)
+		goto free_rings;
 
 	err = xa_alloc_cyclic_irq(&sdev->qp_table, &qpn, qp, SIW_QPN_LIMIT,
 				  &sdev->qp_next_num, GFP_KERNEL);
@@ -200,6 +203,7 @@ static int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 erase:
 	xa_erase_irq(&sdev->qp_table, qpn);
 free_rings:
+	siw_engine_free(qp);
 	siw_qp_free_rings(qp);
 put_obj:
 	siw_obj_put(sdev, SIW_OBJ_QP);
@@ -244,6 +248,7 @@ static int siw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 
 	siw_qp_empty(qp);
+	siw_engine_free(qp);
 	siw_qp_free_rings(qp);
 	siw_obj_put(sdev, SIW_OBJ_QP);
 	siw_dbg(sdev, "QP %u destroyed\n", siw_qp_num(qp));

@@ -16,8 +16,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "engine.h"
 #include "queue.h"
 
+struct siw_cep;
 struct siw_cq;
 struct siw_device;
 struct siw_srq;
@@ -78,6 +80,12 @@ struct siw_qp {
 
 	struct siw_sq sq;
 	struct siw_rq rq;		/* num 0 with an SRQ */
+
+	/* The connection, if any: the CM sets it under state_lock. */
+	struct siw_cep *cep;
+	struct sockaddr_storage peer_addr;	/* for log lines */
+	struct siw_tx tx;		/* engine: transmit (tx.c) */
+	struct siw_rxs rx;		/* engine: receive (rx.c) */
 };
 
 static inline struct siw_qp *to_siw_qp(struct ib_qp *base)
@@ -114,6 +122,14 @@ static inline void siw_qp_caps(const struct siw_qp *qp, struct ib_qp_cap *cap)
 		##__VA_ARGS__);						\
 } while (0)
 
+/* Connection log lines also name the peer. */
+#define siw_conn_err(qp, fmt, ...) do {					\
+	const struct siw_qp *__cqp = (qp);				\
+									\
+	siw_qp_err(__cqp, "peer %pISpc: " fmt, &__cqp->peer_addr,	\
+		   ##__VA_ARGS__);					\
+} while (0)
+
 /*
  * References (qp.c). siw_qp_get_by_num() returns a referenced QP or NULL;
  * any context.
@@ -144,6 +160,9 @@ static inline int siw_qp_connected(struct siw_qp *qp)
  * the consumer, e.g. IB_EVENT_QP_FATAL.
  */
 void siw_qp_fail(struct siw_qp *qp, enum ib_event_type event);
+
+/* Dispatch an asynchronous event of the QP to its consumer. */
+void siw_qp_async_event(struct siw_qp *qp, enum ib_event_type type);
 
 /*
  * Flush what the rings hold now; the QP is in ERROR. Every SQE and RQE

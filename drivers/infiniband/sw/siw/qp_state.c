@@ -21,6 +21,7 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
+#include "cm.h"
 #include "qp.h"
 #include "siw.h"
 
@@ -77,7 +78,7 @@ enum siw_qp_state siw_qp_state(struct siw_qp *qp)
 	return siw_qp_iwarp_state[READ_ONCE(qp->state)];
 }
 
-static void siw_qp_event(struct siw_qp *qp, enum ib_event_type type)
+void siw_qp_async_event(struct siw_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {
 		.device = qp->base.device,
@@ -90,12 +91,13 @@ static void siw_qp_event(struct siw_qp *qp, enum ib_event_type type)
 }
 
 /*
- * The QP left RTS or SQD: the connection manager (next) closes the
- * connection here, gracefully when @graceful, else by abort.
+ * The QP left RTS or SQD: the connection manager closes the connection,
+ * gracefully when @graceful, else by abort.
  */
 static void siw_qp_drop_connection(struct siw_qp *qp, bool graceful)
 {
 	siw_qp_dbg(qp, "connection %s\n", graceful ? "closing" : "aborted");
+	siw_cm_close(qp, graceful);
 }
 
 static bool siw_qp_connected_state(enum ib_qp_state state)
@@ -123,7 +125,12 @@ static bool siw_qp_to_error(struct siw_qp *qp)
 
 void siw_qp_flush(struct siw_qp *qp)
 {
-	/* The engine flushes the WRs it holds here, before the rings'. */
+	/*
+	 * While connected, the engine holds older WRs than the rings: the
+	 * CM flushes the rings after it detached the engine.
+	 */
+	if (siw_engine_attached(qp))
+		return;
 	siw_sq_flush(qp);
 	siw_rq_flush(qp);
 }
@@ -133,7 +140,7 @@ void siw_qp_fail(struct siw_qp *qp, enum ib_event_type event)
 	if (!siw_qp_to_error(qp))
 		return;
 	siw_qp_dbg(qp, "failed, event %d\n", event);
-	siw_qp_event(qp, event);
+	siw_qp_async_event(qp, event);
 	siw_qp_flush(qp);
 }
 

@@ -157,7 +157,7 @@ void siw_qp_sq_kick(struct siw_qp *qp)
 		siw_qp_flush(qp);
 		break;
 	case SIW_QP_RTS:
-		/* The engine (next) starts transmitting here. */
+		siw_tx_kick(qp);
 		break;
 	default:
 		break;

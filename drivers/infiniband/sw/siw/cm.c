@@ -1,0 +1,1284 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The iw_cm provider: TCP connections and the MPA exchange on them.
+ *
+ * A connection endpoint (struct siw_cep) lives from connect() or from the
+ * TCP accept until the connection is closed:
+ *
+ *	active:  CONNECTING -> AWAIT_REPLY -> CONNECTED -> CLOSED
+ *	passive: AWAIT_REQUEST -> REQUESTED -> CONNECTED -> CLOSED
+ *
+ * Socket upcalls and the setup timer only set an event bit and queue the
+ * endpoint's work item; the work item (and the accept/reject verbs) do
+ * the I/O under the endpoint's mutex. Once CONNECTED, the socket's data
+ * and write space upcalls go straight to the engine of the QP.
+ *
+ * iw_cm sees: one CONNECT_REPLY after connect(); CONNECT_REQUEST on the
+ * listener; ESTABLISHED after accept(); DISCONNECT and CLOSE once a
+ * connection that was up goes down. Addresses are the CM's mapped ones
+ * (m_local_addr, m_remote_addr): what is on the wire.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <net/addrconf.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <rdma/iw_cm.h>
+
+#include "cm.h"
+#include "engine.h"
+#include "qp.h"
+#include "siw.h"
+#include "proto/mpa.h"
+
+static uint mpa_crc = SIW_MPA_CRC_PEER;
+module_param(mpa_crc, uint, 0644);
+MODULE_PARM_DESC(mpa_crc,
+		 "MPA CRC32C: 0 never, 1 if the peer asks for it (default), 2 always");
+
+static uint mpa_rev = SIW_MPA_REV_2;
+module_param(mpa_rev, uint, 0644);
+MODULE_PARM_DESC(mpa_rev, "MPA revision to request: 1 or 2 (default 2)");
+
+static bool mpa_p2p;
+module_param(mpa_p2p, bool, 0644);
+MODULE_PARM_DESC(mpa_p2p,
+		 "Ask for MPA peer-to-peer mode with a ready-to-receive message (default off)");
+
+static uint mpa_timeout_ms = 10000;
+module_param(mpa_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(mpa_timeout_ms,
+		 "How long TCP connect plus MPA exchange may take (default 10000)");
+
+/* How long a connection request may wait for accept or reject. */
+#define SIW_CM_REQUEST_TIMEOUT_MS	60000
+/* Addresses a wildcard listen binds to, per listener. */
+#define SIW_CM_MAX_LISTEN_ADDRS		16
+
+enum siw_cep_state {
+	SIW_CEP_CONNECTING,
+	SIW_CEP_AWAIT_REPLY,
+	SIW_CEP_AWAIT_REQUEST,
+	SIW_CEP_REQUESTED,
+	SIW_CEP_CONNECTED,
+	SIW_CEP_CLOSED,
+};
+
+/* Event bits. */
+enum {
+	SIW_CEP_EV_CONNECTED,	/* TCP connect done */
+	SIW_CEP_EV_DATA,	/* octets to read */
+	SIW_CEP_EV_HUP,		/* TCP closed or reset */
+	SIW_CEP_EV_TIMEOUT,
+	SIW_CEP_EV_CLOSE,	/* close gracefully (QP, engine) */
+	SIW_CEP_EV_ABORT,	/* close by abort */
+};
+
+struct siw_listener;
+
+struct siw_cep {
+	struct kref ref;
+	u32 id;				/* iw_cm's provider_data, passive */
+	struct siw_device *sdev;
+	struct work_struct work;
+	unsigned long events;
+	struct timer_list timer;
+
+	struct mutex mutex;		/* everything below */
+	enum siw_cep_state state;
+	bool put_alive;			/* closed: drop the table's reference */
+	struct socket *sock;
+	struct siw_qp *data_qp;		/* set: upcalls go to the engine */
+	struct siw_qp *qp;		/* referenced */
+	struct iw_cm_id *cm_id;		/* referenced (add_ref) */
+	struct siw_listener *listener;	/* passive, until accepted */
+	struct list_head lnode;
+	struct sockaddr_storage laddr;
+	struct sockaddr_storage raddr;
+
+	void (*sk_state_change)(struct sock *sk);
+	void (*sk_data_ready)(struct sock *sk);
+	void (*sk_write_space)(struct sock *sk);
+
+	/* MPA exchange */
+	struct siw_mpa_policy pol;
+	struct siw_mpa_info req;	/* ours (active) */
+	struct siw_mpa_info peer;	/* the peer's frame */
+	struct siw_mpa_result res;
+	enum siw_mpa_reason reason;
+	bool frame_done;		/* peer holds a whole frame */
+	u32 have;
+	u8 frame[SIW_MPA_MAX_FRAME];
+};
+
+/* A listening socket; a wildcard listen has one per address. */
+struct siw_lsock {
+	struct socket *sock;
+	struct siw_listener *l;
+	void (*sk_data_ready)(struct sock *sk);
+};
+
+struct siw_listener {
+	struct kref ref;
+	struct siw_device *sdev;
+	struct iw_cm_id *cm_id;		/* referenced until release */
+	struct work_struct accept_work;
+	spinlock_t lock;		/* ceps, closing */
+	struct list_head ceps;
+	bool closing;
+	u32 nr_lsock;
+	struct siw_lsock lsock[SIW_CM_MAX_LISTEN_ADDRS];
+};
+
+static struct workqueue_struct *siw_cm_wq;
+static DEFINE_XARRAY_ALLOC1(siw_ceps);
+
+static void siw_listener_release(struct kref *ref);
+
+#define siw_cep_log(level, cep, fmt, ...) do {			\
+	const struct siw_cep *__cep = (cep);				\
+									\
+	siw_##level(__cep->sdev, "connection %pISpc -> %pISpc: " fmt,	\
+		    &__cep->laddr, &__cep->raddr, ##__VA_ARGS__);	\
+} while (0)
+
+static int siw_addr_len(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					  sizeof(struct sockaddr_in);
+}
+
+static void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord,
+			  bool p2p)
+{
+	uint crc = READ_ONCE(mpa_crc);
+
+	pol->rev = READ_ONCE(mpa_rev) == SIW_MPA_REV_1 ? SIW_MPA_REV_1 :
+							 SIW_MPA_REV_2;
+	pol->crc = crc > SIW_MPA_CRC_ALWAYS ? SIW_MPA_CRC_ALWAYS : crc;
+	pol->ird = ird;
+	pol->ord = ord;
+	pol->p2p = p2p;
+	pol->rtr = SIW_MPA_RTR_WRITE | SIW_MPA_RTR_READ;
+}
+
+/* ------------------------------------------------------------------------
+ * Endpoint life.
+ */
+
+static void siw_cep_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct siw_cep, ref));
+}
+
+static void siw_cep_put(struct siw_cep *cep)
+{
+	kref_put(&cep->ref, siw_cep_release);
+}
+
+static void siw_cep_event(struct siw_cep *cep, int ev)
+{
+	set_bit(ev, &cep->events);
+	kref_get(&cep->ref);
+	if (!queue_work(siw_cm_wq, &cep->work))
+		siw_cep_put(cep);
+}
+
+static void siw_cep_timeout(struct timer_list *t)
+{
+	struct siw_cep *cep = from_timer(cep, t, timer);
+
+	siw_cep_event(cep, SIW_CEP_EV_TIMEOUT);
+}
+
+static void siw_cep_arm(struct siw_cep *cep, unsigned int ms)
+{
+	mod_timer(&cep->timer, jiffies + msecs_to_jiffies(ms));
+}
+
+static void siw_cep_work(struct work_struct *work);
+
+/* A new endpoint; the table holds the reference returned. */
+static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
+{
+	struct siw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	kref_init(&cep->ref);
+	cep->sdev = sdev;
+	mutex_init(&cep->mutex);
+	INIT_WORK(&cep->work, siw_cep_work);
+	timer_setup(&cep->timer, siw_cep_timeout, 0);
+	INIT_LIST_HEAD(&cep->lnode);
+	if (xa_alloc(&siw_ceps, &cep->id, cep, xa_limit_32b, GFP_KERNEL)) {
+		kfree(cep);
+		return NULL;
+	}
+	return cep;
+}
+
+static struct siw_cep *siw_cep_lookup(u32 id)
+{
+	struct siw_cep *cep;
+
+	xa_lock(&siw_ceps);
+	cep = xa_load(&siw_ceps, id);
+	if (cep && !kref_get_unless_zero(&cep->ref))
+		cep = NULL;
+	xa_unlock(&siw_ceps);
+	return cep;
+}
+
+static void siw_cep_unlock(struct siw_cep *cep)
+{
+	bool put = cep->put_alive;
+
+	cep->put_alive = false;
+	mutex_unlock(&cep->mutex);
+	if (put)
+		siw_cep_put(cep);
+}
+
+/* ------------------------------------------------------------------------
+ * Socket upcalls.
+ */
+
+static void siw_cep_sk_state_change(struct sock *sk)
+{
+	struct siw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		switch (sk->sk_state) {
+		case TCP_ESTABLISHED:
+			siw_cep_event(cep, SIW_CEP_EV_CONNECTED);
+			break;
+		case TCP_CLOSE:
+		case TCP_CLOSE_WAIT:
+			siw_cep_event(cep, SIW_CEP_EV_HUP);
+			break;
+		default:
+			break;
+		}
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void siw_cep_sk_data_ready(struct sock *sk)
+{
+	struct siw_cep *cep;
+	struct siw_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		qp = READ_ONCE(cep->data_qp);
+		if (qp)
+			siw_rx_read_sock(qp, sk);
+		else
+			siw_cep_event(cep, SIW_CEP_EV_DATA);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void siw_cep_sk_write_space(struct sock *sk)
+{
+	struct siw_cep *cep;
+	struct siw_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	qp = cep ? READ_ONCE(cep->data_qp) : NULL;
+	if (qp)
+		siw_tx_write_space(qp, sk);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	tcp_sock_set_nodelay(sk);
+	sk->sk_allocation = GFP_NOIO;
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->sock = sock;
+	cep->sk_state_change = sk->sk_state_change;
+	cep->sk_data_ready = sk->sk_data_ready;
+	cep->sk_write_space = sk->sk_write_space;
+	sk->sk_state_change = siw_cep_sk_state_change;
+	sk->sk_data_ready = siw_cep_sk_data_ready;
+	sk->sk_write_space = siw_cep_sk_write_space;
+	sk->sk_user_data = cep;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* After this no upcall runs for the endpoint or its QP. */
+static void siw_cep_sock_unhook(struct siw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_state_change = cep->sk_state_change;
+	sk->sk_data_ready = cep->sk_data_ready;
+	sk->sk_write_space = cep->sk_write_space;
+	sk->sk_user_data = NULL;
+	WRITE_ONCE(cep->data_qp, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static int siw_cep_send(struct siw_cep *cep, const void *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	int rv;
+
+	rv = kernel_sendmsg(cep->sock, &msg, &kv, 1, len);
+	if (rv == len)
+		return 0;
+	return rv < 0 ? rv : -EAGAIN;
+}
+
+/*
+ * Read the peer's MPA frame, never an octet past it: FPDUs may follow in
+ * the same stream. 1: complete, 0: need more, <0: error (cep->reason
+ * says why if it was the frame).
+ */
+static int siw_cep_read_frame(struct siw_cep *cep, bool reply)
+{
+	for (;;) {
+		u32 want = SIW_MPA_HDR_LEN;
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct kvec kv;
+		int rv;
+
+		if (cep->have >= SIW_MPA_HDR_LEN)
+			want += cep->peer.pd_len;
+		if (cep->have == want)
+			break;
+		kv.iov_base = cep->frame + cep->have;
+		kv.iov_len = want - cep->have;
+		rv = kernel_recvmsg(cep->sock, &msg, &kv, 1, kv.iov_len,
+				    MSG_DONTWAIT);
+		if (rv == -EAGAIN)
+			return 0;
+		if (rv <= 0)
+			return rv ? rv : -ECONNRESET;
+		cep->have += rv;
+		if (cep->have == SIW_MPA_HDR_LEN) {
+			cep->reason = siw_mpa_parse_hdr(cep->frame, reply,
+							&cep->peer);
+			if (cep->reason)
+				return -EPROTO;
+		}
+	}
+	cep->reason = siw_mpa_parse_pd(&cep->peer, cep->frame + SIW_MPA_HDR_LEN,
+				       cep->peer.pd_len);
+	cep->frame_done = !cep->reason;
+	return cep->reason ? -EPROTO : 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Talking to iw_cm.
+ */
+
+static void siw_cep_upcall(struct siw_cep *cep, struct iw_cm_id *id,
+			   enum iw_cm_event_type type, int status)
+{
+	struct iw_cm_event ev = {
+		.event = type,
+		.status = status,
+	};
+	const struct siw_mpa_info *mi = &cep->peer;
+
+	memcpy(&ev.local_addr, &cep->laddr, sizeof(ev.local_addr));
+	memcpy(&ev.remote_addr, &cep->raddr, sizeof(ev.remote_addr));
+	if ((type == IW_CM_EVENT_CONNECT_REQUEST ||
+	     type == IW_CM_EVENT_CONNECT_REPLY) && cep->frame_done &&
+	    mi->ulp_pd_len) {
+		ev.private_data = cep->frame + SIW_MPA_HDR_LEN + mi->ulp_pd_off;
+		ev.private_data_len = min_t(u16, mi->ulp_pd_len, U8_MAX);
+	}
+	if (type == IW_CM_EVENT_CONNECT_REQUEST) {
+		ev.provider_data = (void *)(uintptr_t)cep->id;
+		ev.ird = mi->v2 ? min_t(u16, mi->ird, SIW_MAX_ORD) : SIW_MAX_ORD;
+		ev.ord = mi->v2 ? min_t(u16, mi->ord, SIW_MAX_IRD) : SIW_MAX_IRD;
+	} else {
+		ev.ird = cep->res.ird;
+		ev.ord = cep->res.ord;
+	}
+	id->event_handler(id, &ev);
+}
+
+/* ------------------------------------------------------------------------
+ * Closing.
+ */
+
+static void siw_cep_unlink(struct siw_cep *cep)
+{
+	struct siw_listener *l = cep->listener;
+
+	if (!l)
+		return;
+	spin_lock_bh(&l->lock);
+	list_del_init(&cep->lnode);
+	spin_unlock_bh(&l->lock);
+	cep->listener = NULL;
+	kref_put(&l->ref, siw_listener_release);
+}
+
+/*
+ * Close under cep->mutex. A connection that was up goes down with
+ * DISCONNECT (@status) and CLOSE; before that nothing is reported here.
+ */
+static void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
+{
+	enum siw_cep_state prev = cep->state;
+	struct siw_qp *qp = cep->qp;
+	unsigned long flags;
+
+	if (prev == SIW_CEP_CLOSED)
+		return;
+	cep->state = SIW_CEP_CLOSED;
+	del_timer_sync(&cep->timer);
+	xa_erase(&siw_ceps, cep->id);
+
+	if (prev == SIW_CEP_CONNECTED) {
+		/* The rings flush once the engine has flushed its WRs. */
+		siw_qp_enter(qp, SIW_QP_ERROR);
+	}
+	if (cep->sock) {
+		siw_cep_sock_unhook(cep);
+		if (prev == SIW_CEP_CONNECTED) {
+			siw_engine_detach(qp);
+			siw_qp_flush(qp);
+		}
+		if (!graceful)
+			sock_no_linger(cep->sock->sk);
+		sock_release(cep->sock);
+		cep->sock = NULL;
+	}
+	if (qp) {
+		spin_lock_irqsave(&qp->state_lock, flags);
+		if (qp->cep == cep)
+			qp->cep = NULL;
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+	}
+	if (cep->cm_id) {
+		if (prev == SIW_CEP_CONNECTED) {
+			siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_DISCONNECT,
+				       status);
+			siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CLOSE, 0);
+		}
+		cep->cm_id->rem_ref(cep->cm_id);
+		cep->cm_id = NULL;
+	}
+	if (qp) {
+		siw_qp_put(qp);
+		cep->qp = NULL;
+	}
+	siw_cep_unlink(cep);
+	cep->put_alive = true;
+	if (prev == SIW_CEP_CONNECTED)
+		siw_cep_log(dbg, cep, "closed (%s)\n",
+			    graceful ? "graceful" : "abort");
+}
+
+/* The active side gives up: one CONNECT_REPLY with @status, then close. */
+static void siw_cep_connect_failed(struct siw_cep *cep, int status)
+{
+	siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, status);
+	siw_cep_close(cep, false, status);
+}
+
+void siw_cm_close(struct siw_qp *qp, bool graceful)
+{
+	struct siw_cep *cep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	cep = qp->cep;
+	if (cep)
+		kref_get(&cep->ref);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!cep)
+		return;
+	siw_cep_event(cep, graceful ? SIW_CEP_EV_CLOSE : SIW_CEP_EV_ABORT);
+	siw_cep_put(cep);
+}
+
+/* ------------------------------------------------------------------------
+ * Going live: hand the socket to the engine.
+ */
+
+static void siw_cep_pull_rx(struct siw_cep *cep)
+{
+	struct siw_qp *qp = READ_ONCE(cep->data_qp);
+	struct sock *sk = cep->sock->sk;
+
+	if (!qp)
+		return;
+	lock_sock(sk);
+	siw_rx_read_sock(qp, sk);
+	release_sock(sk);
+}
+
+static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
+{
+	struct siw_qp *qp = cep->qp;
+	struct sock *sk = cep->sock->sk;
+	struct siw_engine_params p = {
+		.sock = cep->sock,
+		.crc = cep->res.crc,
+		.ird = cep->res.ird,
+		.ord = cep->res.ord,
+		.rtr_send = rtr_send,
+		.rtr_wait = rtr_wait,
+	};
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->cep = cep;
+	qp->ird = min_t(u16, cep->res.ird, SIW_MAX_IRD);
+	qp->ord = min_t(u16, cep->res.ord, SIW_MAX_ORD);
+	memcpy(&qp->peer_addr, &cep->raddr, sizeof(qp->peer_addr));
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	siw_engine_attach(qp, &p);
+	write_lock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(cep->data_qp, qp);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	err = siw_qp_connected(qp);
+	if (err) {
+		siw_cep_log(warn, cep, "QP %u left INIT/RTR during setup\n",
+			    siw_qp_num(qp));
+		write_lock_bh(&sk->sk_callback_lock);
+		WRITE_ONCE(cep->data_qp, NULL);
+		write_unlock_bh(&sk->sk_callback_lock);
+		siw_engine_detach(qp);
+		return err;
+	}
+	cep->state = SIW_CEP_CONNECTED;
+	del_timer(&cep->timer);
+	siw_cep_log(dbg, cep, "QP %u up: MPA rev %u, CRC %s, IRD %u, ORD %u%s\n",
+		    siw_qp_num(qp), cep->res.rev, cep->res.crc ? "on" : "off",
+		    cep->res.ird, cep->res.ord, cep->res.p2p ? ", p2p" : "");
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Active side.
+ */
+
+static void siw_cep_tcp_up(struct siw_cep *cep)
+{
+	int len, err;
+
+	if (cep->sock->sk->sk_state != TCP_ESTABLISHED)
+		return;
+	kernel_getsockname(cep->sock, (struct sockaddr *)&cep->laddr);
+	/* connect() built the request; cep->have is its length. */
+	len = cep->have;
+	cep->have = 0;
+	err = siw_cep_send(cep, cep->frame, len);
+	if (err) {
+		siw_cep_log(err, cep, "cannot send the MPA request: %d\n", err);
+		siw_cep_connect_failed(cep, -ECONNRESET);
+		return;
+	}
+	cep->state = SIW_CEP_AWAIT_REPLY;
+	siw_cep_event(cep, SIW_CEP_EV_DATA);
+}
+
+static void siw_cep_reply_in(struct siw_cep *cep)
+{
+	int rv = siw_cep_read_frame(cep, true);
+
+	if (!rv)
+		return;
+	if (rv < 0) {
+		if (rv == -EPROTO)
+			siw_cep_log(err, cep, "bad MPA reply: %s\n",
+				    siw_mpa_reason_str(cep->reason));
+		else
+			siw_cep_log(info, cep, "peer closed during MPA setup\n");
+		siw_cep_connect_failed(cep, -ECONNRESET);
+		return;
+	}
+	siw_mpa_negotiate_rep(&cep->pol, &cep->req, &cep->peer, &cep->res);
+	if (cep->res.reason == SIW_MPA_E_REJECTED) {
+		siw_cep_log(info, cep, "peer rejected the connection\n");
+		siw_cep_connect_failed(cep, -ECONNREFUSED);
+		return;
+	}
+	if (cep->res.reason) {
+		siw_cep_log(err, cep, "MPA reply not acceptable: %s\n",
+			    siw_mpa_reason_str(cep->res.reason));
+		siw_cep_connect_failed(cep, -ECONNRESET);
+		return;
+	}
+	if (siw_cep_go_live(cep, cep->res.p2p ? cep->res.rtr : 0, false)) {
+		siw_cep_connect_failed(cep, -ECONNRESET);
+		return;
+	}
+	siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0);
+	siw_cep_pull_rx(cep);
+}
+
+static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct siw_device *sdev = to_siw_device(id->device);
+	struct sockaddr_storage *laddr = &id->m_local_addr;
+	struct sockaddr_storage *raddr = &id->m_remote_addr;
+	struct siw_qp *qp;
+	struct siw_cep *cep;
+	struct socket *sock;
+	unsigned long flags;
+	int len, err;
+
+	if (laddr->ss_family != raddr->ss_family ||
+	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
+		return -EAFNOSUPPORT;
+	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
+		return -EINVAL;
+	qp = siw_qp_get_by_num(sdev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep = siw_cep_alloc(sdev);
+	if (!cep) {
+		siw_qp_put(qp);
+		return -ENOMEM;
+	}
+	mutex_lock(&cep->mutex);
+	cep->qp = qp;
+	memcpy(&cep->laddr, laddr, sizeof(cep->laddr));
+	memcpy(&cep->raddr, raddr, sizeof(cep->raddr));
+
+	siw_cm_policy(&cep->pol, param->ird, param->ord, READ_ONCE(mpa_p2p));
+	siw_mpa_request_info(&cep->pol, &cep->req);
+	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &cep->req,
+			    param->private_data, param->private_data_len);
+	if (len < 0) {
+		err = -EINVAL;
+		goto fail;
+	}
+	cep->have = len;	/* sent once TCP is up */
+
+	err = sock_create_kern(dev_net(sdev->netdev), raddr->ss_family,
+			       SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (err)
+		goto fail;
+	sock_set_reuseaddr(sock->sk);
+	err = kernel_bind(sock, (struct sockaddr *)laddr, siw_addr_len(laddr));
+	if (err == -EADDRINUSE) {
+		/* The CM's port is taken in TCP's port space: any will do. */
+		struct sockaddr_storage any = *laddr;
+
+		((struct sockaddr_in *)&any)->sin_port = 0;
+		err = kernel_bind(sock, (struct sockaddr *)&any,
+				  siw_addr_len(&any));
+	}
+	if (err) {
+		sock_release(sock);
+		goto fail;
+	}
+	siw_cep_sock_hook(cep, sock);
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->cep)
+		err = -EBUSY;
+	else
+		qp->cep = cep;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (err)
+		goto fail;
+
+	cep->cm_id = id;
+	id->add_ref(id);
+	cep->state = SIW_CEP_CONNECTING;
+	siw_cep_arm(cep, READ_ONCE(mpa_timeout_ms));
+	err = kernel_connect(sock, (struct sockaddr *)raddr, siw_addr_len(raddr),
+			     O_NONBLOCK);
+	if (err && err != -EINPROGRESS) {
+		siw_cep_log(dbg, cep, "TCP connect failed: %d\n", err);
+		id->rem_ref(id);
+		cep->cm_id = NULL;
+		goto fail;
+	}
+	if (!err)
+		siw_cep_event(cep, SIW_CEP_EV_CONNECTED);
+	siw_cep_unlock(cep);
+	return 0;
+
+fail:
+	siw_cep_close(cep, false, err);
+	siw_cep_unlock(cep);
+	return err;
+}
+
+/* ------------------------------------------------------------------------
+ * Passive side.
+ */
+
+static void siw_cep_refuse(struct siw_cep *cep, const void *pd, u8 pd_len)
+{
+	struct siw_mpa_info rep;
+	int len;
+
+	siw_mpa_reply_info(&cep->pol, &cep->res, true, &rep);
+	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep, pd, pd_len);
+	if (len > 0)
+		siw_cep_send(cep, cep->frame, len);
+}
+
+static void siw_cep_request_in(struct siw_cep *cep)
+{
+	struct siw_listener *l = cep->listener;
+	bool closing;
+	int rv;
+
+	rv = siw_cep_read_frame(cep, false);
+	if (!rv)
+		return;
+	if (rv < 0) {
+		if (rv == -EPROTO) {
+			siw_cep_log(err, cep, "bad MPA request: %s\n",
+				    siw_mpa_reason_str(cep->reason));
+			if (siw_mpa_reason_reply(cep->reason)) {
+				cep->res.reason = cep->reason;
+				siw_cep_refuse(cep, NULL, 0);
+			}
+		}
+		siw_cep_close(cep, true, 0);
+		return;
+	}
+	siw_cm_policy(&cep->pol, SIW_MAX_IRD, SIW_MAX_ORD, true);
+	siw_mpa_negotiate_req(&cep->pol, &cep->peer, &cep->res);
+	if (cep->res.reason) {
+		siw_cep_log(err, cep, "MPA request not acceptable: %s\n",
+			    siw_mpa_reason_str(cep->res.reason));
+		if (siw_mpa_reason_reply(cep->res.reason))
+			siw_cep_refuse(cep, NULL, 0);
+		siw_cep_close(cep, true, 0);
+		return;
+	}
+	spin_lock_bh(&l->lock);
+	closing = l->closing;
+	spin_unlock_bh(&l->lock);
+	if (closing) {
+		siw_cep_close(cep, false, 0);
+		return;
+	}
+	cep->state = SIW_CEP_REQUESTED;
+	siw_cep_arm(cep, SIW_CM_REQUEST_TIMEOUT_MS);
+	siw_cep_upcall(cep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0);
+}
+
+static struct siw_cep *siw_cep_of(struct iw_cm_id *id)
+{
+	return siw_cep_lookup((u32)(uintptr_t)id->provider_data);
+}
+
+static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct siw_device *sdev = to_siw_device(id->device);
+	struct siw_cep *cep = siw_cep_of(id);
+	struct siw_mpa_info rep;
+	struct siw_qp *qp = NULL;
+	int len, err;
+
+	if (!cep)
+		return -ECONNRESET;
+	mutex_lock(&cep->mutex);
+	err = -ECONNRESET;
+	if (cep->state != SIW_CEP_REQUESTED)
+		goto out;
+	err = -EINVAL;
+	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
+		goto out;
+	qp = siw_qp_get_by_num(sdev, param->qpn);
+	if (!qp)
+		goto out;
+	if (siw_qp_state(qp) != SIW_QP_IDLE) {
+		siw_qp_put(qp);
+		goto out;
+	}
+	cep->qp = qp;
+
+	siw_cm_policy(&cep->pol, param->ird, param->ord, true);
+	siw_mpa_negotiate_req(&cep->pol, &cep->peer, &cep->res);
+	siw_mpa_reply_info(&cep->pol, &cep->res, false, &rep);
+	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep,
+			    param->private_data, param->private_data_len);
+	err = len < 0 ? -EINVAL : siw_cep_send(cep, cep->frame, len);
+	if (err) {
+		siw_cep_close(cep, false, 0);
+		goto out;
+	}
+	cep->cm_id = id;
+	id->add_ref(id);
+	err = siw_cep_go_live(cep, 0, cep->res.p2p);
+	if (err) {
+		siw_cep_close(cep, false, 0);
+		goto out;
+	}
+	siw_cep_unlink(cep);
+	siw_cep_upcall(cep, id, IW_CM_EVENT_ESTABLISHED, 0);
+	siw_cep_pull_rx(cep);
+out:
+	siw_cep_unlock(cep);
+	siw_cep_put(cep);
+	return err;
+}
+
+static int siw_cm_reject(struct iw_cm_id *id, const void *pd, u8 pd_len)
+{
+	struct siw_cep *cep = siw_cep_of(id);
+
+	if (!cep)
+		return -ECONNRESET;
+	mutex_lock(&cep->mutex);
+	if (cep->state == SIW_CEP_REQUESTED) {
+		siw_cep_log(dbg, cep, "rejected by the consumer\n");
+		siw_cep_refuse(cep, pd, pd_len);
+		siw_cep_close(cep, true, 0);
+	}
+	siw_cep_unlock(cep);
+	siw_cep_put(cep);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The endpoint's work item.
+ */
+
+static void siw_cep_on_timeout(struct siw_cep *cep)
+{
+	switch (cep->state) {
+	case SIW_CEP_CONNECTING:
+	case SIW_CEP_AWAIT_REPLY:
+		siw_cep_log(err, cep, "%s timed out after %u ms\n",
+			    cep->state == SIW_CEP_CONNECTING ? "TCP connect" :
+			    "waiting for the MPA reply",
+			    READ_ONCE(mpa_timeout_ms));
+		siw_cep_connect_failed(cep, -ETIMEDOUT);
+		break;
+	case SIW_CEP_AWAIT_REQUEST:
+		siw_cep_log(warn, cep, "no MPA request within %u ms, closed\n",
+			    READ_ONCE(mpa_timeout_ms));
+		siw_cep_close(cep, false, 0);
+		break;
+	case SIW_CEP_REQUESTED:
+		siw_cep_log(warn, cep, "connection request not accepted in %u s, dropped\n",
+			    SIW_CM_REQUEST_TIMEOUT_MS / 1000);
+		siw_cep_close(cep, false, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static void siw_cep_on_hup(struct siw_cep *cep)
+{
+	int err = sock_error(cep->sock->sk);
+
+	switch (cep->state) {
+	case SIW_CEP_CONNECTING:
+		siw_cep_log(info, cep, "TCP connect failed: %d\n", err);
+		siw_cep_connect_failed(cep, err == -ECONNREFUSED ?
+					    -ECONNREFUSED : -EHOSTUNREACH);
+		break;
+	case SIW_CEP_AWAIT_REPLY:
+		siw_cep_reply_in(cep);	/* a reject may precede the FIN */
+		if (cep->state == SIW_CEP_AWAIT_REPLY) {
+			siw_cep_log(info, cep, "peer closed during MPA setup\n");
+			siw_cep_connect_failed(cep, -ECONNRESET);
+		}
+		break;
+	case SIW_CEP_CONNECTED:
+		siw_cep_pull_rx(cep);
+		siw_cep_close(cep, !err, err ? -ECONNRESET : 0);
+		break;
+	case SIW_CEP_REQUESTED:
+		break;	/* accept will find out */
+	default:
+		siw_cep_close(cep, false, 0);
+		break;
+	}
+}
+
+static void siw_cep_on_data(struct siw_cep *cep)
+{
+	switch (cep->state) {
+	case SIW_CEP_AWAIT_REPLY:
+		siw_cep_reply_in(cep);
+		break;
+	case SIW_CEP_AWAIT_REQUEST:
+		siw_cep_request_in(cep);
+		break;
+	case SIW_CEP_CONNECTED:
+		siw_cep_pull_rx(cep);
+		break;
+	default:
+		break;
+	}
+}
+
+static void siw_cep_work(struct work_struct *work)
+{
+	struct siw_cep *cep = container_of(work, struct siw_cep, work);
+
+	mutex_lock(&cep->mutex);
+	while (cep->state != SIW_CEP_CLOSED && cep->events) {
+		if (test_and_clear_bit(SIW_CEP_EV_ABORT, &cep->events) ||
+		    test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events)) {
+			bool graceful = !test_and_clear_bit(SIW_CEP_EV_ABORT,
+							    &cep->events);
+
+			if (cep->state == SIW_CEP_CONNECTING ||
+			    cep->state == SIW_CEP_AWAIT_REPLY)
+				siw_cep_connect_failed(cep, -ECONNRESET);
+			else
+				siw_cep_close(cep, graceful, 0);
+		} else if (test_and_clear_bit(SIW_CEP_EV_CONNECTED,
+					      &cep->events)) {
+			if (cep->state == SIW_CEP_CONNECTING)
+				siw_cep_tcp_up(cep);
+		} else if (test_and_clear_bit(SIW_CEP_EV_DATA, &cep->events)) {
+			siw_cep_on_data(cep);
+		} else if (test_and_clear_bit(SIW_CEP_EV_HUP, &cep->events)) {
+			siw_cep_on_hup(cep);
+		} else if (test_and_clear_bit(SIW_CEP_EV_TIMEOUT,
+					      &cep->events)) {
+			siw_cep_on_timeout(cep);
+		}
+	}
+	siw_cep_unlock(cep);
+	siw_cep_put(cep);
+}
+
+/* ------------------------------------------------------------------------
+ * Listening.
+ */
+
+static void siw_listener_release(struct kref *ref)
+{
+	struct siw_listener *l = container_of(ref, struct siw_listener, ref);
+
+	l->cm_id->rem_ref(l->cm_id);
+	kfree(l);
+}
+
+static void siw_lsock_data_ready(struct sock *sk)
+{
+	struct siw_lsock *ls;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ls = sk->sk_user_data;
+	if (ls) {
+		kref_get(&ls->l->ref);
+		if (!queue_work(siw_cm_wq, &ls->l->accept_work))
+			kref_put(&ls->l->ref, siw_listener_release);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
+{
+	struct siw_cep *cep = siw_cep_alloc(l->sdev);
+
+	if (!cep) {
+		sock_release(sock);
+		return;
+	}
+	mutex_lock(&cep->mutex);
+	kernel_getsockname(sock, (struct sockaddr *)&cep->laddr);
+	kernel_getpeername(sock, (struct sockaddr *)&cep->raddr);
+	cep->state = SIW_CEP_AWAIT_REQUEST;
+	siw_cep_sock_hook(cep, sock);
+
+	spin_lock_bh(&l->lock);
+	if (!l->closing) {
+		kref_get(&l->ref);
+		cep->listener = l;
+		list_add_tail(&cep->lnode, &l->ceps);
+	}
+	spin_unlock_bh(&l->lock);
+	if (!cep->listener) {
+		siw_cep_close(cep, false, 0);
+	} else {
+		siw_cep_arm(cep, READ_ONCE(mpa_timeout_ms));
+		siw_cep_event(cep, SIW_CEP_EV_DATA);
+	}
+	siw_cep_unlock(cep);
+}
+
+static void siw_listener_accept(struct work_struct *work)
+{
+	struct siw_listener *l = container_of(work, struct siw_listener,
+					      accept_work);
+	struct socket *sock;
+	u32 i;
+
+	for (i = 0; i < l->nr_lsock; i++) {
+		while (!READ_ONCE(l->closing) &&
+		       !kernel_accept(l->lsock[i].sock, &sock, O_NONBLOCK))
+			siw_listener_new_cep(l, sock);
+	}
+	kref_put(&l->ref, siw_listener_release);
+}
+
+static int siw_listener_add(struct siw_listener *l, struct net *net,
+			    const struct sockaddr_storage *addr, int backlog)
+{
+	struct siw_lsock *ls = &l->lsock[l->nr_lsock];
+	struct socket *sock;
+	struct sock *sk;
+	int err;
+
+	err = sock_create_kern(net, addr->ss_family, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (err)
+		return err;
+	sk = sock->sk;
+	sock_set_reuseaddr(sk);
+	if (addr->ss_family == AF_INET6)
+		ip6_sock_set_v6only(sk);
+	err = kernel_bind(sock, (struct sockaddr *)addr, siw_addr_len(addr));
+	if (!err)
+		err = kernel_listen(sock, backlog);
+	if (err) {
+		sock_release(sock);
+		return err;
+	}
+	ls->sock = sock;
+	ls->l = l;
+	write_lock_bh(&sk->sk_callback_lock);
+	ls->sk_data_ready = sk->sk_data_ready;
+	sk->sk_data_ready = siw_lsock_data_ready;
+	sk->sk_user_data = ls;
+	write_unlock_bh(&sk->sk_callback_lock);
+	l->nr_lsock++;
+	return 0;
+}
+
+static void siw_listener_stop(struct siw_listener *l)
+{
+	u32 i;
+
+	for (i = 0; i < l->nr_lsock; i++) {
+		struct sock *sk = l->lsock[i].sock->sk;
+
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_data_ready = l->lsock[i].sk_data_ready;
+		sk->sk_user_data = NULL;
+		write_unlock_bh(&sk->sk_callback_lock);
+		sock_release(l->lsock[i].sock);
+	}
+	l->nr_lsock = 0;
+}
+
+static bool siw_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
+	return ((struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+/*
+ * The addresses of the device's netdev with @port, for a wildcard listen:
+ * the device serves its own addresses only. IPv6 wildcards take IPv4 too.
+ */
+static u32 siw_netdev_addrs(struct net_device *ndev, int family, __be16 port,
+			    struct sockaddr_storage *out, u32 max)
+{
+	struct inet6_dev *idev;
+	struct in_device *in;
+	struct inet6_ifaddr *ifp;
+	const struct in_ifaddr *ifa;
+	u32 n = 0;
+
+	rcu_read_lock();
+	in = __in_dev_get_rcu(ndev);
+	if (in) {
+		in_dev_for_each_ifa_rcu(ifa, in) {
+			struct sockaddr_in *s = (struct sockaddr_in *)&out[n];
+
+			if (n == max)
+				break;
+			memset(&out[n], 0, sizeof(out[n]));
+			s->sin_family = AF_INET;
+			s->sin_port = port;
+			s->sin_addr.s_addr = ifa->ifa_local;
+			n++;
+		}
+	}
+	rcu_read_unlock();
+
+	if (family != AF_INET6)
+		return n;
+	idev = in6_dev_get(ndev);
+	if (!idev)
+		return n;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&out[n];
+
+		if (n == max)
+			break;
+		memset(&out[n], 0, sizeof(out[n]));
+		s->sin6_family = AF_INET6;
+		s->sin6_port = port;
+		s->sin6_addr = ifp->addr;
+		if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+			s->sin6_scope_id = ndev->ifindex;
+		n++;
+	}
+	read_unlock_bh(&idev->lock);
+	in6_dev_put(idev);
+	return n;
+}
+
+static int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct siw_device *sdev = to_siw_device(id->device);
+	struct sockaddr_storage *addr = &id->m_local_addr;
+	struct net *net = dev_net(sdev->netdev);
+	struct sockaddr_storage *addrs;
+	struct siw_listener *l;
+	int err = 0;
+	u32 i, n;
+
+	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	addrs = kcalloc(SIW_CM_MAX_LISTEN_ADDRS, sizeof(*addrs), GFP_KERNEL);
+	if (!l || !addrs) {
+		kfree(l);
+		kfree(addrs);
+		return -ENOMEM;
+	}
+	kref_init(&l->ref);
+	l->sdev = sdev;
+	INIT_WORK(&l->accept_work, siw_listener_accept);
+	spin_lock_init(&l->lock);
+	INIT_LIST_HEAD(&l->ceps);
+
+	if (siw_addr_any(addr)) {
+		n = siw_netdev_addrs(sdev->netdev, addr->ss_family,
+				     ((struct sockaddr_in *)addr)->sin_port,
+				     addrs, SIW_CM_MAX_LISTEN_ADDRS);
+	} else {
+		addrs[0] = *addr;
+		n = 1;
+	}
+	for (i = 0; i < n && !err; i++)
+		err = siw_listener_add(l, net, &addrs[i], backlog);
+	kfree(addrs);
+	if (err) {
+		siw_dbg(sdev, "listen on %pISpc failed: %d\n", addr, err);
+		siw_listener_stop(l);
+		kfree(l);
+		return err;
+	}
+	l->cm_id = id;
+	id->add_ref(id);
+	id->provider_data = l;
+	siw_dbg(sdev, "listening on %pISpc (%u sockets)\n", addr, l->nr_lsock);
+	return 0;
+}
+
+static int siw_cm_destroy_listen(struct iw_cm_id *id)
+{
+	struct siw_listener *l = id->provider_data;
+	struct siw_cep *cep, *next;
+	LIST_HEAD(abort);
+
+	if (!l)
+		return 0;
+	spin_lock_bh(&l->lock);
+	l->closing = true;
+	spin_unlock_bh(&l->lock);
+	siw_listener_stop(l);
+	if (cancel_work_sync(&l->accept_work))
+		kref_put(&l->ref, siw_listener_release);
+
+	/* Requests not yet reported go; reported ones wait for iw_cm. */
+	spin_lock_bh(&l->lock);
+	list_for_each_entry_safe(cep, next, &l->ceps, lnode) {
+		siw_cep_event(cep, SIW_CEP_EV_ABORT);
+	}
+	spin_unlock_bh(&l->lock);
+	id->provider_data = NULL;
+	kref_put(&l->ref, siw_listener_release);
+	return 0;
+}
+
+static void siw_cm_add_ref(struct ib_qp *base)
+{
+	siw_qp_get(to_siw_qp(base));
+}
+
+static void siw_cm_rem_ref(struct ib_qp *base)
+{
+	siw_qp_put(to_siw_qp(base));
+}
+
+static struct ib_qp *siw_cm_get_qp(struct ib_device *base, int qpn)
+{
+	struct siw_qp *qp = siw_qp_get_by_num(to_siw_device(base), qpn);
+
+	if (!qp)
+		return NULL;
+	/* iw_cm takes its own reference with add_ref. */
+	siw_qp_put(qp);
+	return &qp->base;
+}
+
+const struct ib_device_ops siw_cm_ops = {
+	.iw_accept = siw_cm_accept,
+	.iw_add_ref = siw_cm_add_ref,
+	.iw_connect = siw_cm_connect,
+	.iw_create_listen = siw_cm_create_listen,
+	.iw_destroy_listen = siw_cm_destroy_listen,
+	.iw_get_qp = siw_cm_get_qp,
+	.iw_reject = siw_cm_reject,
+	.iw_rem_ref = siw_cm_rem_ref,
+};
+
+void siw_cm_device_gone(struct siw_device *sdev)
+{
+	struct siw_cep *cep;
+	unsigned long id;
+
+	xa_lock(&siw_ceps);
+	xa_for_each(&siw_ceps, id, cep) {
+		if (cep->sdev == sdev)
+			siw_cep_event(cep, SIW_CEP_EV_ABORT);
+	}
+	xa_unlock(&siw_ceps);
+	flush_workqueue(siw_cm_wq);
+}
+
+int siw_cm_module_init(void)
+{
+	siw_cm_wq = alloc_workqueue("siw_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return siw_cm_wq ? 0 : -ENOMEM;
+}
+
+void siw_cm_module_exit(void)
+{
+	destroy_workqueue(siw_cm_wq);
+	WARN_ON(!xa_empty(&siw_ceps));
+}

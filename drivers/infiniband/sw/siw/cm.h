@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Connection management: the iw_cm provider verbs (listen, connect,
+ * accept, reject) and the MPA exchange that turns a TCP connection into
+ * an iWARP one, after which the engine (engine.h) owns the data stream.
+ *
+ * Sockets are non-blocking throughout. Socket upcalls and timers only
+ * record an event and queue the connection's work item, which does the
+ * socket I/O and talks to iw_cm in process context.
+ */
+#ifndef SIW_CM_H
+#define SIW_CM_H
+
+#include <rdma/ib_verbs.h>
+
+struct siw_device;
+struct siw_qp;
+
+int siw_cm_module_init(void);
+void siw_cm_module_exit(void);
+
+/* Close every connection of @sdev before it goes; may sleep. */
+void siw_cm_device_gone(struct siw_device *sdev);
+
+/*
+ * End the connection of @qp, if it has one: after what was queued
+ * (@graceful: a FIN), or by abort (a RST). The QP ends in ERROR, its
+ * consumer gets the DISCONNECT and CLOSE events. Any context.
+ */
+void siw_cm_close(struct siw_qp *qp, bool graceful);
+
+extern const struct ib_device_ops siw_cm_ops;
+
+#endif /* SIW_CM_H */

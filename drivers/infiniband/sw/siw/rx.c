@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Receive: parse the byte stream into DDP segments and place their payload.
+ *
+ * Runs from the socket's sk_data_ready upcall (softirq, or the process
+ * releasing the socket lock) through tcp_read_sock(), always under the
+ * socket lock, which serialises it. The sans-IO parser (proto/rx.c) owns
+ * the control octets; this file decides where each segment's payload
+ * goes, copies it from the skb straight into the target pages and folds
+ * each copied piece into the CRC while it is still in the cache.
+ *
+ * Anything wrong with a segment - a bad header, STag, bounds, MSN, no
+ * receive WR, a CRC error - ends the stream: the QP enters TERMINATE, TX
+ * sends a Terminate naming the error, and the CM closes the connection.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/skbuff.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "engine.h"
+#include "mem.h"
+#include "qp.h"
+#include "siw.h"
+#include "proto/crc32c.h"
+
+#define SIW_TERM_CODE(l, t, c) \
+	((struct siw_term_code){ SIW_TERM_LAYER_##l, SIW_TERM_##t, SIW_TERM_##c })
+
+static const char * const siw_term_layer_str[] = {
+	[SIW_TERM_LAYER_RDMAP] = "RDMAP",
+	[SIW_TERM_LAYER_DDP] = "DDP",
+	[SIW_TERM_LAYER_LLP] = "MPA",
+};
+
+/* Words for the kernel log; codes as numbers follow them. */
+static const char *siw_term_str(const struct siw_term_code *tc)
+{
+	switch (tc->layer) {
+	case SIW_TERM_LAYER_RDMAP:
+		if (tc->etype == SIW_TERM_RDMAP_CATASTROPHIC)
+			return "catastrophic error";
+		switch (tc->ecode) {
+		case SIW_TERM_RDMAP_INVALID_STAG:
+			return "invalid STag";
+		case SIW_TERM_RDMAP_BASE_BOUNDS:
+			return "access outside the registered memory";
+		case SIW_TERM_RDMAP_ACCESS:
+			return "access rights violation";
+		case SIW_TERM_RDMAP_STAG_NOT_ASSOC:
+			return "STag of another protection domain";
+		case SIW_TERM_RDMAP_OPCODE:
+			return "unexpected opcode";
+		case SIW_TERM_RDMAP_CANNOT_INV:
+			return "STag cannot be invalidated";
+		default:
+			return "RDMAP error";
+		}
+	case SIW_TERM_LAYER_DDP:
+		if (tc->etype == SIW_TERM_DDP_TAGGED)
+			return tc->ecode == SIW_TERM_DDP_T_BASE_BOUNDS ?
+			       "tagged access outside the registered memory" :
+			       "invalid tagged buffer (STag)";
+		if (tc->etype == SIW_TERM_DDP_UNTAGGED) {
+			switch (tc->ecode) {
+			case SIW_TERM_DDP_U_MSN_NOBUF:
+				return "no receive buffer posted";
+			case SIW_TERM_DDP_U_MSN_RANGE:
+				return "message sequence number out of range";
+			case SIW_TERM_DDP_U_TOO_LONG:
+				return "message longer than the receive buffer";
+			default:
+				return "invalid untagged segment";
+			}
+		}
+		return "DDP error";
+	case SIW_TERM_LAYER_LLP:
+		return tc->ecode == SIW_TERM_LLP_CRC ? "CRC error" :
+		       "MPA error";
+	default:
+		return "unknown error";
+	}
+}
+
+static const char *siw_term_layer(const struct siw_term_code *tc)
+{
+	return tc->layer < ARRAY_SIZE(siw_term_layer_str) &&
+	       siw_term_layer_str[tc->layer] ?
+	       siw_term_layer_str[tc->layer] : "?";
+}
+
+static void siw_rx_put_ranges(struct siw_rxs *rx)
+{
+	while (rx->nr_range)
+		siw_mem_put(rx->range[--rx->nr_range].mem);
+	rx->cur = 0;
+	rx->cur_off = 0;
+}
+
+/* A segment this QP cannot take: fail the stream with @tc. */
+static int siw_rx_refuse(struct siw_qp *qp, struct siw_term_code tc,
+			 const char *why)
+{
+	siw_conn_err(qp, "%s; terminating (%s %u/%u/0x%02x)\n", why,
+		     siw_term_layer(&tc), tc.layer, tc.etype, tc.ecode);
+	siw_rx_fail(&qp->rx.parser, &tc);
+	return -EINVAL;
+}
+
+static int siw_rx_add_range(struct siw_rxs *rx, struct siw_mem *mem, u64 addr,
+			    u32 len)
+{
+	struct siw_rx_range *r = &rx->range[rx->nr_range++];
+
+	r->mem = mem;
+	r->addr = addr;
+	r->len = len;
+	return 0;
+}
+
+/* RDMA Write: the peer names our memory. */
+static int siw_rx_begin_write(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
+{
+	struct siw_term_code tc;
+	struct siw_mem *mem;
+	int err;
+
+	/* A zero length Write (e.g. an RTR) touches nothing. */
+	if (!h->payload_len)
+		return 0;
+	mem = siw_mem_get(qp->sdev, h->stag);
+	err = mem ? siw_mem_check(mem, qp->base.pd, IB_ACCESS_REMOTE_WRITE,
+				  h->to, h->payload_len) : -SIW_MEM_ERR_STAG;
+	if (err) {
+		if (mem)
+			siw_mem_put(mem);
+		siw_mem_term_code(err, true, &tc);
+		return siw_rx_refuse(qp, tc, "RDMA Write refused");
+	}
+	return siw_rx_add_range(&qp->rx, mem, h->to, h->payload_len);
+}
+
+/* RDMA Read Response: data for our oldest outstanding Read. */
+static int siw_rx_begin_rresp(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
+{
+	struct siw_mem *mem;
+	struct siw_sqe sqe;
+	struct siw_sge *sink;
+	int err;
+
+	if (!siw_tx_read_sink(qp, &sqe)) {
+		/* Answer to our zero length Read RTR. */
+		if (!h->payload_len)
+			return 0;
+		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_OP,
+						       RDMAP_OPCODE),
+				     "RDMA Read Response without a Read");
+	}
+	if (!h->payload_len)
+		return 0;
+	sink = &sqe.sge[0];
+	if (!sqe.num_sge || h->stag != sink->lkey || h->to < sink->laddr ||
+	    h->to - sink->laddr + h->payload_len > sink->length)
+		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_TAGGED,
+						       DDP_T_BASE_BOUNDS),
+				     "RDMA Read Response outside the Read's buffer");
+	mem = siw_mem_get(qp->sdev, h->stag);
+	err = mem ? siw_mem_check(mem, qp->base.pd, IB_ACCESS_LOCAL_WRITE,
+				  h->to, h->payload_len) : -SIW_MEM_ERR_STAG;
+	if (err) {
+		if (mem)
+			siw_mem_put(mem);
+		siw_tx_read_done(qp, siw_mem_wc_status(err));
+		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
+						       RDMAP_INVALID_STAG),
+				     "local buffer of an RDMA Read is not accessible");
+	}
+	return siw_rx_add_range(&qp->rx, mem, h->to, h->payload_len);
+}
+
+static bool siw_rx_msn_ok(struct siw_rxs *rx, const struct siw_iwarp_hdr *h)
+{
+	return h->msn == rx->msn[h->qn] + 1;
+}
+
+/* Map the receive WR's SGEs from message offset @mo on, @len octets. */
+static int siw_rx_map_rqe(struct siw_qp *qp, u32 mo, u32 len)
+{
+	struct siw_rxs *rx = &qp->rx;
+	u32 i, pos = 0;
+
+	for (i = 0; i < rx->rqe.num_sge && len; i++) {
+		struct siw_sge *sge = &rx->rqe.sge[i];
+		struct siw_mem *mem;
+		u32 skip, n;
+		int err;
+
+		if (pos + sge->length <= mo) {
+			pos += sge->length;
+			continue;
+		}
+		skip = mo > pos ? mo - pos : 0;
+		n = min(len, sge->length - skip);
+		mem = siw_mem_get(qp->sdev, sge->lkey);
+		err = mem ? siw_mem_check(mem, qp->base.pd,
+					  IB_ACCESS_LOCAL_WRITE,
+					  sge->laddr + skip, n) :
+			    -SIW_MEM_ERR_STAG;
+		if (err) {
+			if (mem)
+				siw_mem_put(mem);
+			return err;
+		}
+		siw_rx_add_range(rx, mem, sge->laddr + skip, n);
+		pos += sge->length;
+		mo += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int siw_rx_begin_send(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
+{
+	struct siw_rxs *rx = &qp->rx;
+	int err, i;
+
+	if (!siw_rx_msn_ok(rx, h))
+		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
+						       DDP_U_MSN_RANGE),
+				     "Send out of sequence");
+	if (!rx->have_rqe) {
+		if (h->mo)
+			return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
+							       DDP_U_INVALID_MO),
+					     "Send does not start at offset 0");
+		err = siw_rq_get(qp, &rx->rqe);
+		if (err)
+			return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
+							       DDP_U_MSN_NOBUF),
+					     err == -ENOENT ?
+					     "Send arrived but no receive WR is posted" :
+					     "Send arrived but the receive WR is malformed");
+		rx->have_rqe = true;
+		rx->rqe_len = 0;
+		for (i = 0; i < rx->rqe.num_sge; i++)
+			rx->rqe_len += rx->rqe.sge[i].length;
+	}
+	if ((u64)h->mo + h->payload_len > rx->rqe_len)
+		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
+						       DDP_U_TOO_LONG),
+				     "Send longer than the posted receive WR");
+	err = siw_rx_map_rqe(qp, h->mo, h->payload_len);
+	if (err) {
+		siw_rqe_complete(qp, &rx->rqe, 0, siw_mem_wc_status(err), 0, 0);
+		rx->have_rqe = false;
+		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
+						       RDMAP_INVALID_STAG),
+				     "receive WR names memory it may not write");
+	}
+	return 0;
+}
+
+static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
+{
+	struct siw_tx *tx = &qp->tx;
+	unsigned long flags;
+	bool room;
+
+	if (!siw_rx_msn_ok(&qp->rx, h))
+		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
+						       DDP_U_MSN_RANGE),
+				     "RDMA Read Request out of sequence");
+	spin_lock_irqsave(&tx->irq_lock, flags);
+	room = tx->irq_tail - tx->irq_head < tx->ird;
+	spin_unlock_irqrestore(&tx->irq_lock, flags);
+	if (!room)
+		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
+						       DDP_U_MSN_NOBUF),
+				     "more RDMA Reads outstanding than the negotiated IRD");
+	return 0;
+}
+
+/* A header is complete: find out where its payload goes. */
+static void siw_rx_begin(struct siw_qp *qp)
+{
+	const struct siw_iwarp_hdr *h = siw_rx_hdr(&qp->rx.parser);
+
+	siw_rx_put_ranges(&qp->rx);
+	switch (h->opcode) {
+	case SIW_RDMAP_WRITE:
+		siw_rx_begin_write(qp, h);
+		break;
+	case SIW_RDMAP_READ_RESP:
+		siw_rx_begin_rresp(qp, h);
+		break;
+	case SIW_RDMAP_SEND:
+	case SIW_RDMAP_SEND_INV:
+	case SIW_RDMAP_SEND_SE:
+	case SIW_RDMAP_SEND_SE_INV:
+		siw_rx_begin_send(qp, h);
+		break;
+	case SIW_RDMAP_READ_REQ:
+		siw_rx_begin_rreq(qp, h);
+		break;
+	case SIW_RDMAP_TERMINATE:
+		break;
+	default:
+		siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_OP,
+						RDMAP_OPCODE),
+			      "unsupported RDMAP opcode");
+		break;
+	}
+}
+
+/* Place up to @len payload octets from @skb at @off; returns the count. */
+static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
+			u32 len)
+{
+	struct siw_rxs *rx = &qp->rx;
+	struct siw_rx_range *r = &rx->range[rx->cur];
+	struct siw_mem_piece piece;
+	u32 st = siw_rx_crc_state(&rx->parser);
+	u8 *dst;
+
+	if (WARN_ON_ONCE(rx->cur >= rx->nr_range) ||
+	    siw_mem_piece(r->mem, r->addr + rx->cur_off,
+			  min(len, r->len - rx->cur_off), &piece)) {
+		siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
+						RDMAP_UNSPECIFIED),
+			      "placement failed");
+		return 0;
+	}
+	dst = kmap_local_page(piece.page) + piece.offset;
+	if (skb_copy_bits(skb, off, dst, piece.len))
+		memset(dst, 0, piece.len);
+	if (rx->crc)
+		st = siw_crc32c_update(st, dst, piece.len);
+	kunmap_local(dst);
+	siw_rx_payload_done(&rx->parser, piece.len, st);
+
+	rx->cur_off += piece.len;
+	if (rx->cur_off == r->len) {
+		rx->cur++;
+		rx->cur_off = 0;
+	}
+	return piece.len;
+}
+
+static void siw_rx_peer_terminated(struct siw_qp *qp,
+				   const struct siw_iwarp_hdr *h)
+{
+	const struct siw_term_code *tc = &h->u.term.code;
+
+	siw_conn_err(qp, "peer sent Terminate: %s (%s %u/%u/0x%02x)\n",
+		     siw_term_str(tc), siw_term_layer(tc), tc->layer, tc->etype,
+		     tc->ecode);
+	qp->rx.dead = true;
+	siw_qp_enter(qp, SIW_QP_TERMINATE);
+	siw_qp_async_event(qp, IB_EVENT_QP_FATAL);
+	siw_cm_close(qp, true);
+}
+
+static void siw_rx_send_done(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
+{
+	struct siw_rxs *rx = &qp->rx;
+	u16 flags = 0;
+	int err;
+
+	if (h->opcode == SIW_RDMAP_SEND_SE || h->opcode == SIW_RDMAP_SEND_SE_INV)
+		flags |= SIW_WQE_SOLICITED;
+	if (h->opcode == SIW_RDMAP_SEND_INV ||
+	    h->opcode == SIW_RDMAP_SEND_SE_INV) {
+		err = siw_mem_invalidate(qp->sdev, qp->base.pd, h->inval_stag);
+		if (err) {
+			struct siw_term_code tc;
+
+			siw_rqe_complete(qp, &rx->rqe, h->mo + h->payload_len,
+					 SIW_WC_REM_INV_REQ_ERR, 0, 0);
+			rx->have_rqe = false;
+			siw_mem_term_code(err, false, &tc);
+			siw_rx_refuse(qp, tc, "Send with Invalidate refused");
+			return;
+		}
+		flags |= SIW_WQE_REM_INVAL;
+	}
+	rx->have_rqe = false;
+	rx->msn[SIW_QN_SEND]++;
+	siw_rqe_complete(qp, &rx->rqe, h->mo + h->payload_len, SIW_WC_SUCCESS,
+			 flags, h->inval_stag);
+}
+
+static void siw_rx_rresp_done(struct siw_qp *qp)
+{
+	struct siw_sqe sqe;
+
+	if (!siw_tx_read_sink(qp, &sqe))
+		return;		/* the RTR's answer */
+	if (sqe.opcode == SIW_OP_READ_LOCAL_INV && sqe.num_sge &&
+	    siw_mem_invalidate(qp->sdev, qp->base.pd, sqe.sge[0].lkey)) {
+		siw_tx_read_done(qp, SIW_WC_LOC_QP_OP_ERR);
+		return;
+	}
+	siw_tx_read_done(qp, SIW_WC_SUCCESS);
+}
+
+/* A segment passed its CRC: act on it. */
+static void siw_rx_end(struct siw_qp *qp)
+{
+	struct siw_rxs *rx = &qp->rx;
+	const struct siw_iwarp_hdr *h = siw_rx_hdr(&rx->parser);
+	struct siw_rresp rr;
+
+	siw_rx_put_ranges(rx);
+	if (test_and_clear_bit(SIW_TX_HOLD, &qp->tx.flags))
+		siw_tx_schedule(qp);	/* the peer's RTR arrived */
+	if (!h->last)
+		return;
+
+	switch (h->opcode) {
+	case SIW_RDMAP_SEND:
+	case SIW_RDMAP_SEND_INV:
+	case SIW_RDMAP_SEND_SE:
+	case SIW_RDMAP_SEND_SE_INV:
+		siw_rx_send_done(qp, h);
+		break;
+	case SIW_RDMAP_READ_RESP:
+		siw_rx_rresp_done(qp);
+		break;
+	case SIW_RDMAP_READ_REQ:
+		rx->msn[SIW_QN_READ_REQ]++;
+		rr.sink_stag = h->u.rreq.sink_stag;
+		rr.sink_to = h->u.rreq.sink_to;
+		rr.size = h->u.rreq.size;
+		rr.src_stag = h->u.rreq.src_stag;
+		rr.src_to = h->u.rreq.src_to;
+		siw_tx_push_rresp(qp, &rr);
+		break;
+	case SIW_RDMAP_TERMINATE:
+		siw_rx_peer_terminated(qp, h);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The parser failed: Terminate with what it knows of the bad FPDU. */
+static void siw_rx_failed(struct siw_qp *qp)
+{
+	struct siw_rxs *rx = &qp->rx;
+	const struct siw_term_code *tc = siw_rx_term(&rx->parser);
+	enum siw_rx_err err = siw_rx_error(&rx->parser);
+	const u8 *hdr;
+	u16 hdrct;
+	u32 len;
+
+	if (err != SIW_RX_E_CALLER)
+		siw_conn_err(qp, "bad FPDU: %s; terminating (%s %u/%u/0x%02x)\n",
+			     siw_rx_err_str(err), siw_term_layer(tc),
+			     tc->layer, tc->etype, tc->ecode);
+	rx->dead = true;
+	siw_rx_put_ranges(rx);
+	hdr = siw_rx_err_hdr(&rx->parser, &len, &hdrct);
+	siw_qp_enter(qp, SIW_QP_TERMINATE);
+	siw_qp_async_event(qp, tc->layer == SIW_TERM_LAYER_LLP ?
+			   IB_EVENT_QP_FATAL : IB_EVENT_QP_ACCESS_ERR);
+	siw_tx_terminate(qp, tc, hdrct, hdr, len);
+}
+
+static int siw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			unsigned int off, size_t len)
+{
+	struct siw_qp *qp = desc->arg.data;
+	struct siw_rxs *rx = &qp->rx;
+	u8 buf[SIW_FPDU_MAX_HDR];
+	size_t left = len;
+	u32 n;
+	int rv;
+
+	while (!rx->dead) {
+		struct siw_rx_want w = siw_rx_want(&rx->parser);
+
+		/* Segment ends are handled even when the octets ran out. */
+		if (!left && (w.state == SIW_RX_HDR ||
+			      w.state == SIW_RX_PAYLOAD ||
+			      w.state == SIW_RX_TRAILER))
+			break;
+		switch (w.state) {
+		case SIW_RX_HDR:
+		case SIW_RX_TRAILER:
+			n = min_t(size_t, left, min_t(u32, w.len, sizeof(buf)));
+			if (skb_copy_bits(skb, off, buf, n))
+				goto broken;
+			rv = siw_rx_feed_hdr(&rx->parser, buf, n);
+			if (rv > 0) {
+				off += rv;
+				left -= rv;
+			}
+			break;
+		case SIW_RX_HDR_DONE:
+			siw_rx_begin(qp);
+			if (siw_rx_want(&rx->parser).state == SIW_RX_HDR_DONE)
+				siw_rx_next(&rx->parser);
+			break;
+		case SIW_RX_PAYLOAD:
+			n = siw_rx_place(qp, skb, off,
+					 min_t(size_t, left, w.len));
+			off += n;
+			left -= n;
+			break;
+		case SIW_RX_SEG_DONE:
+			siw_rx_end(qp);
+			if (siw_rx_want(&rx->parser).state == SIW_RX_SEG_DONE)
+				siw_rx_next(&rx->parser);
+			break;
+		case SIW_RX_ERROR:
+			siw_rx_failed(qp);
+			break;
+		}
+	}
+	/* After an error the rest of the stream is dropped. */
+	return len;
+
+broken:
+	siw_rx_refuse(qp, SIW_TERM_CODE(LLP, LLP_MPA, LLP_CATASTROPHIC),
+		      "cannot read the socket buffer");
+	siw_rx_failed(qp);
+	return len;
+}
+
+void siw_rx_read_sock(struct siw_qp *qp, struct sock *sk)
+{
+	read_descriptor_t desc = { .arg.data = qp, .count = 1 };
+
+	if (!qp->rx.attached)
+		return;
+	tcp_read_sock(sk, &desc, siw_rx_actor);
+}
+
+void siw_rx_reset(struct siw_qp *qp, bool crc)
+{
+	struct siw_rxs *rx = &qp->rx;
+
+	siw_rx_init(&rx->parser, crc);
+	rx->crc = crc;
+	memset(rx->msn, 0, sizeof(rx->msn));
+	rx->have_rqe = false;
+	rx->nr_range = 0;
+	rx->cur = 0;
+	rx->cur_off = 0;
+	rx->dead = false;
+	rx->attached = true;
+}
+
+/* The receive WR a Send was going into goes back flushed. */
+void siw_rx_flush(struct siw_qp *qp)
+{
+	struct siw_rxs *rx = &qp->rx;
+
+	siw_rx_put_ranges(rx);
+	if (rx->have_rqe)
+		siw_rqe_complete(qp, &rx->rqe, 0, SIW_WC_WR_FLUSH_ERR, 0, 0);
+	rx->have_rqe = false;
+	rx->attached = false;
+}

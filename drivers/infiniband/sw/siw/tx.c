@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Transmit: turn work into FPDUs and push them into the socket.
+ *
+ * One transmitter at a time holds tx.mutex. It picks, in this order, a
+ * Terminate, the peer-to-peer RTR, an RDMA Read Response (the peer waits
+ * for it), then the next SQE. A message goes out as FPDUs of up to
+ * tx.max_ulpdu octets (about what TCP takes in one GSO send, not one MSS),
+ * each gathered with kvecs straight from the registered memory: TCP copies
+ * it once; the CRC, when on, is one more read of the same octets.
+ *
+ * The socket is non-blocking. When it is full, the transmitter leaves
+ * with the FPDU half sent and sk_write_space brings it back in a work
+ * item, which resumes where the socket stopped.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "compat.h"
+#include "engine.h"
+#include "mem.h"
+#include "qp.h"
+#include "siw.h"
+#include "proto/crc32c.h"
+#include "proto/mpa.h"
+
+static_assert(SIW_MAX_IRD <= SIW_IRQ_SIZE);
+
+static struct workqueue_struct *siw_tx_wq;
+
+int siw_tx_module_init(void)
+{
+	siw_tx_wq = alloc_workqueue("siw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return siw_tx_wq ? 0 : -ENOMEM;
+}
+
+void siw_tx_module_exit(void)
+{
+	destroy_workqueue(siw_tx_wq);
+}
+
+/* ------------------------------------------------------------------------
+ * Completions leave the SQ in order: the sent ring.
+ */
+
+static bool siw_sent_empty(const struct siw_tx *tx)
+{
+	return tx->sent_head == tx->sent_tail;
+}
+
+static bool siw_sent_full(const struct siw_tx *tx)
+{
+	return tx->sent_tail - tx->sent_head >= tx->sent_num;
+}
+
+static struct siw_sent *siw_sent_slot(struct siw_tx *tx, u32 i)
+{
+	return &tx->sent[i & (tx->sent_num - 1)];
+}
+
+/* Complete what is done at the head; sent_lock held. */
+static void siw_sent_reap(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	while (!siw_sent_empty(tx)) {
+		struct siw_sent *s = siw_sent_slot(tx, tx->sent_head);
+
+		if (!s->done)
+			break;
+		tx->sent_head++;
+		siw_sqe_complete(qp, &s->sqe, s->bytes, s->status);
+	}
+}
+
+/* A WR left the engine with @status: complete it now or after older Reads. */
+static void siw_tx_complete(struct siw_qp *qp, const struct siw_sqe *sqe,
+			    u32 bytes, enum siw_wc_status status)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_sent *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tx->sent_lock, flags);
+	if (siw_sent_empty(tx)) {
+		siw_sqe_complete(qp, sqe, bytes, status);
+	} else if (status != SIW_WC_SUCCESS ||
+		   (sqe->flags & SIW_WQE_SIGNALLED) || qp->sq_sig_all) {
+		s = siw_sent_slot(tx, tx->sent_tail++);
+		s->sqe = *sqe;
+		s->bytes = bytes;
+		s->status = status;
+		s->done = true;
+	}
+	spin_unlock_irqrestore(&tx->sent_lock, flags);
+}
+
+/* An RDMA Read Request goes out: its completion waits for the data. */
+static void siw_tx_read_sent(struct siw_qp *qp, const struct siw_sqe *sqe)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_sent *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tx->sent_lock, flags);
+	s = siw_sent_slot(tx, tx->sent_tail++);
+	s->sqe = *sqe;
+	s->bytes = sqe->num_sge ? sqe->sge[0].length : 0;
+	s->status = SIW_WC_SUCCESS;
+	s->done = false;
+	tx->reads_out++;
+	spin_unlock_irqrestore(&tx->sent_lock, flags);
+}
+
+bool siw_tx_read_sink(struct siw_qp *qp, struct siw_sqe *sqe)
+{
+	struct siw_tx *tx = &qp->tx;
+	unsigned long flags;
+	bool found = false;
+	u32 i;
+
+	spin_lock_irqsave(&tx->sent_lock, flags);
+	for (i = tx->sent_head; i != tx->sent_tail; i++) {
+		struct siw_sent *s = siw_sent_slot(tx, i);
+
+		if (!s->done) {
+			*sqe = s->sqe;
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	return found;
+}
+
+void siw_tx_read_done(struct siw_qp *qp, enum siw_wc_status status)
+{
+	struct siw_tx *tx = &qp->tx;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&tx->sent_lock, flags);
+	for (i = tx->sent_head; i != tx->sent_tail; i++) {
+		struct siw_sent *s = siw_sent_slot(tx, i);
+
+		if (!s->done) {
+			s->done = true;
+			s->status = status;
+			tx->reads_out--;
+			break;
+		}
+	}
+	siw_sent_reap(qp);
+	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	/* An ORD slot is free, a fence may be lifted. */
+	siw_tx_schedule(qp);
+}
+
+/* ------------------------------------------------------------------------
+ * The peer's RDMA Read Requests (IRQ).
+ */
+
+bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr)
+{
+	struct siw_tx *tx = &qp->tx;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&tx->irq_lock, flags);
+	ok = tx->irq_tail - tx->irq_head < tx->ird;
+	if (ok)
+		tx->irq[tx->irq_tail++ % SIW_IRQ_SIZE] = *rr;
+	spin_unlock_irqrestore(&tx->irq_lock, flags);
+	if (ok)
+		siw_tx_schedule(qp);
+	return ok;
+}
+
+static bool siw_tx_pop_rresp(struct siw_tx *tx, struct siw_rresp *rr)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&tx->irq_lock, flags);
+	ok = tx->irq_head != tx->irq_tail;
+	if (ok)
+		*rr = tx->irq[tx->irq_head++ % SIW_IRQ_SIZE];
+	spin_unlock_irqrestore(&tx->irq_lock, flags);
+	return ok;
+}
+
+void siw_tx_terminate(struct siw_qp *qp, const struct siw_term_code *tc,
+		      u16 hdrct, const u8 *opt, u32 opt_len)
+{
+	struct siw_tx *tx = &qp->tx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tx->term_lock, flags);
+	if (!tx->term_pending && !tx->term_sent) {
+		tx->term_pending = true;
+		tx->term = *tc;
+		tx->term_opt_len = min_t(u32, opt_len, sizeof(tx->term_opt));
+		memcpy(tx->term_opt, opt, tx->term_opt_len);
+		tx->term_hdrct = tx->term_opt_len ? hdrct : 0;
+	}
+	spin_unlock_irqrestore(&tx->term_lock, flags);
+	siw_tx_schedule(qp);
+}
+
+/* ------------------------------------------------------------------------
+ * Framing.
+ */
+
+static void siw_tx_put_mems(struct siw_tx *tx)
+{
+	while (tx->nr_mem)
+		siw_mem_put(tx->mem[--tx->nr_mem]);
+}
+
+static void siw_tx_add_kvec(struct siw_tx *tx, void *base, u32 len)
+{
+	tx->kvec[tx->nr_kvec].iov_base = base;
+	tx->kvec[tx->nr_kvec].iov_len = len;
+	tx->nr_kvec++;
+}
+
+/* Add [addr, addr + len) of @mem as kvecs. Returns 0 or -enum siw_mem_err. */
+static int siw_tx_add_mem(struct siw_tx *tx, struct siw_mem *mem, u64 addr,
+			  u32 len)
+{
+	struct siw_mem_piece piece;
+	int err;
+
+	while (len) {
+		if (tx->nr_kvec >= SIW_TX_MAX_KVEC - 1)
+			return -SIW_MEM_ERR_BOUNDS;
+		err = siw_mem_piece(mem, addr, len, &piece);
+		if (err)
+			return err;
+		siw_tx_add_kvec(tx, page_address(piece.page) + piece.offset,
+				piece.len);
+		addr += piece.len;
+		len -= piece.len;
+	}
+	return 0;
+}
+
+/* Gather @len octets of the SQE's SGEs from the current position. */
+static int siw_tx_gather_sges(struct siw_qp *qp, u32 len)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_sqe *sqe = &tx->sqe;
+	int err;
+
+	if (sqe->flags & SIW_WQE_INLINE) {
+		siw_tx_add_kvec(tx, (u8 *)&sqe->sge[1] + tx->sge_off, len);
+		tx->sge_off += len;
+		return 0;
+	}
+	while (len) {
+		struct siw_sge *sge = &sqe->sge[tx->sge];
+		u32 n = min(len, sge->length - tx->sge_off);
+		struct siw_mem *mem;
+
+		if (!n) {
+			tx->sge++;
+			tx->sge_off = 0;
+			continue;
+		}
+		mem = siw_mem_get(qp->sdev, sge->lkey);
+		if (!mem)
+			return -SIW_MEM_ERR_STAG;
+		tx->mem[tx->nr_mem++] = mem;
+		err = siw_mem_check(mem, qp->base.pd, 0, sge->laddr + tx->sge_off,
+				    n);
+		if (!err)
+			err = siw_tx_add_mem(tx, mem, sge->laddr + tx->sge_off,
+					     n);
+		if (err)
+			return err;
+		tx->sge_off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int siw_tx_gather_rresp(struct siw_qp *qp, u32 len)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_mem *mem;
+	int err;
+
+	if (!len)
+		return 0;
+	mem = siw_mem_get(qp->sdev, tx->rresp.src_stag);
+	if (!mem)
+		return -SIW_MEM_ERR_STAG;
+	tx->mem[tx->nr_mem++] = mem;
+	err = siw_mem_check(mem, qp->base.pd, IB_ACCESS_REMOTE_READ,
+			    tx->rresp.src_to + tx->done, len);
+	if (!err)
+		err = siw_tx_add_mem(tx, mem, tx->rresp.src_to + tx->done, len);
+	return err;
+}
+
+/* Frame the next FPDU of the message in progress. */
+static int siw_tx_frame(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_iwarp_hdr *h = &tx->hdr;
+	u32 payload, room, ulpdu, i, st;
+	int hlen, err = 0;
+
+	room = siw_fpdu_max_payload(tx->max_ulpdu, h->opcode);
+	if (h->opcode == SIW_RDMAP_TERMINATE || h->opcode == SIW_RDMAP_READ_REQ)
+		room = tx->len;
+	payload = min(tx->len - tx->done, room);
+	h->last = tx->done + payload == tx->len;
+	if (!h->tagged)
+		h->mo = tx->done;
+	else if (tx->kind == SIW_TX_RRESP)
+		h->to = tx->rresp.sink_to + tx->done;
+	else
+		h->to = tx->sqe.raddr + tx->done;
+
+	tx->nr_kvec = 0;
+	hlen = siw_fpdu_build_hdr(tx->hdr_buf, sizeof(tx->hdr_buf), h,
+				  payload);
+	if (WARN_ON_ONCE(hlen < 0))
+		return -SIW_MEM_ERR_BOUNDS;
+	siw_tx_add_kvec(tx, tx->hdr_buf, hlen);
+
+	switch (tx->kind) {
+	case SIW_TX_SQE:
+		if (h->opcode != SIW_RDMAP_READ_REQ)
+			err = siw_tx_gather_sges(qp, payload);
+		break;
+	case SIW_TX_RRESP:
+		err = siw_tx_gather_rresp(qp, payload);
+		break;
+	case SIW_TX_TERM:
+		if (payload)
+			siw_tx_add_kvec(tx, tx->term_opt, payload);
+		break;
+	default:
+		break;
+	}
+	if (err)
+		return err;
+
+	ulpdu = hlen - SIW_MPA_LEN_SIZE + payload;
+	st = siw_crc32c_init();
+	if (tx->crc) {
+		for (i = 0; i < tx->nr_kvec; i++)
+			st = siw_crc32c_update(st, tx->kvec[i].iov_base,
+					       tx->kvec[i].iov_len);
+	}
+	siw_tx_add_kvec(tx, tx->trl_buf,
+			siw_fpdu_build_trailer(tx->trl_buf, ulpdu, st, tx->crc));
+	/* The pad goes into the CRC too: build_trailer folded it in. */
+
+	tx->done += payload;
+	tx->fpdu_len = siw_fpdu_wire_len(ulpdu);
+	tx->fpdu_sent = 0;
+	tx->fpdu_last = h->last;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Starting a message.
+ */
+
+static u8 siw_tx_rdmap_opcode(const struct siw_sqe *sqe)
+{
+	switch (sqe->opcode) {
+	case SIW_OP_WRITE:
+		return SIW_RDMAP_WRITE;
+	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
+		return SIW_RDMAP_READ_REQ;
+	case SIW_OP_SEND_REMOTE_INV:
+		return sqe->flags & SIW_WQE_SOLICITED ? SIW_RDMAP_SEND_SE_INV :
+						       SIW_RDMAP_SEND_INV;
+	default:
+		return sqe->flags & SIW_WQE_SOLICITED ? SIW_RDMAP_SEND_SE :
+						       SIW_RDMAP_SEND;
+	}
+}
+
+static u32 siw_sqe_len(const struct siw_sqe *sqe)
+{
+	u32 len = 0;
+	int i;
+
+	if (sqe->flags & SIW_WQE_INLINE)
+		return sqe->sge[0].length;
+	for (i = 0; i < sqe->num_sge; i++)
+		len += sqe->sge[i].length;
+	return len;
+}
+
+static void siw_tx_begin(struct siw_tx *tx, enum siw_tx_kind kind, u8 opcode,
+			 u32 len)
+{
+	const struct siw_op_info *oi = siw_op_info(opcode);
+
+	memset(&tx->hdr, 0, sizeof(tx->hdr));
+	tx->kind = kind;
+	tx->hdr.opcode = opcode;
+	tx->hdr.tagged = oi->tagged;
+	if (!oi->tagged)
+		tx->hdr.msn = ++tx->msn[oi->qn];
+	tx->len = len;
+	tx->done = 0;
+	tx->sge = 0;
+	tx->sge_off = 0;
+}
+
+/* Memory registration WRs act locally, in SQ order. */
+static void siw_tx_local_op(struct siw_qp *qp, struct siw_sqe *sqe)
+{
+	struct ib_mr *mr = (struct ib_mr *)(uintptr_t)sqe->base_mr;
+	int err;
+
+	if (sqe->opcode == SIW_OP_REG_MR)
+		err = siw_mem_fastreg(qp->sdev, qp->base.pd, mr, sqe->rkey,
+				      (int)sqe->access);
+	else
+		err = siw_mem_invalidate(qp->sdev, qp->base.pd, sqe->rkey);
+	siw_tx_complete(qp, sqe, 0, siw_mem_wc_status(err));
+	if (err)
+		siw_qp_fail(qp, IB_EVENT_QP_FATAL);
+}
+
+static bool siw_tx_sq_blocked(struct siw_qp *qp, const struct siw_sqe *sqe)
+{
+	struct siw_tx *tx = &qp->tx;
+	bool read = sqe->opcode == SIW_OP_READ ||
+		    sqe->opcode == SIW_OP_READ_LOCAL_INV;
+	unsigned long flags;
+	bool blocked;
+
+	spin_lock_irqsave(&tx->sent_lock, flags);
+	blocked = siw_sent_full(tx) ||
+		  ((sqe->flags & SIW_WQE_READ_FENCE) && tx->reads_out) ||
+		  (read && tx->reads_out >= tx->ord);
+	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	return blocked;
+}
+
+static int siw_tx_start_sqe(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_sqe *sqe = &tx->sqe;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	err = siw_sq_peek(qp, sqe);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (err == -ENOENT || (!err && siw_tx_sq_blocked(qp, sqe)))
+		return -ENOENT;
+	err = siw_sq_get(qp, sqe);
+	if (err)
+		return err == -EINVAL ? 0 : err;
+
+	switch (sqe->opcode) {
+	case SIW_OP_REG_MR:
+	case SIW_OP_INVAL_STAG:
+		siw_tx_local_op(qp, sqe);
+		return 0;
+	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
+		siw_tx_begin(tx, SIW_TX_SQE, SIW_RDMAP_READ_REQ, 0);
+		tx->hdr.u.rreq.sink_stag = sqe->num_sge ? sqe->sge[0].lkey : 0;
+		tx->hdr.u.rreq.sink_to = sqe->num_sge ? sqe->sge[0].laddr : 0;
+		tx->hdr.u.rreq.size = siw_sqe_len(sqe);
+		tx->hdr.u.rreq.src_stag = sqe->rkey;
+		tx->hdr.u.rreq.src_to = sqe->raddr;
+		/* Before it is sent: the response may beat sendmsg back. */
+		siw_tx_read_sent(qp, sqe);
+		break;
+	default:
+		siw_tx_begin(tx, SIW_TX_SQE, siw_tx_rdmap_opcode(sqe),
+			     siw_sqe_len(sqe));
+		tx->hdr.stag = sqe->rkey;
+		tx->hdr.inval_stag = sqe->rkey;
+		break;
+	}
+	return siw_tx_frame(qp);
+}
+
+static int siw_tx_start_rresp(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	siw_tx_begin(tx, SIW_TX_RRESP, SIW_RDMAP_READ_RESP, tx->rresp.size);
+	tx->hdr.stag = tx->rresp.sink_stag;
+	return siw_tx_frame(qp);
+}
+
+static bool siw_tx_take_term(struct siw_tx *tx)
+{
+	unsigned long flags;
+	bool take;
+
+	spin_lock_irqsave(&tx->term_lock, flags);
+	take = tx->term_pending;
+	if (take) {
+		tx->term_pending = false;
+		tx->term_sent = true;
+	}
+	spin_unlock_irqrestore(&tx->term_lock, flags);
+	return take;
+}
+
+static int siw_tx_start_term(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	siw_tx_begin(tx, SIW_TX_TERM, SIW_RDMAP_TERMINATE, tx->term_opt_len);
+	tx->hdr.u.term.code = tx->term;
+	tx->hdr.u.term.hdrct = tx->term_hdrct;
+	return siw_tx_frame(qp);
+}
+
+/* MPA peer-to-peer mode: a zero length Write, Read or Send comes first. */
+static int siw_tx_start_rtr(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	u8 opcode = SIW_RDMAP_SEND;
+
+	if (tx->rtr & SIW_MPA_RTR_WRITE)
+		opcode = SIW_RDMAP_WRITE;
+	else if (tx->rtr & SIW_MPA_RTR_READ)
+		opcode = SIW_RDMAP_READ_REQ;
+	tx->rtr = 0;
+	siw_tx_begin(tx, SIW_TX_RTR, opcode, 0);
+	memset(&tx->sqe, 0, sizeof(tx->sqe));
+	return siw_tx_frame(qp);
+}
+
+/* Pick the next message. -ENOENT: nothing to send now. */
+static int siw_tx_start(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	enum siw_qp_state state;
+
+	if (siw_tx_take_term(tx))
+		return siw_tx_start_term(qp);
+	if (READ_ONCE(tx->term_sent))
+		return -ENOENT;
+	if (tx->rtr)
+		return siw_tx_start_rtr(qp);
+	if (test_bit(SIW_TX_HOLD, &tx->flags))
+		return -ENOENT;
+	state = siw_qp_state(qp);
+	if (state != SIW_QP_RTS && state != SIW_QP_CLOSING)
+		return -ENOENT;
+	if (siw_tx_pop_rresp(tx, &tx->rresp))
+		return siw_tx_start_rresp(qp);
+	if (state != SIW_QP_RTS)
+		return -ENOENT;
+	return siw_tx_start_sqe(qp);
+}
+
+/* ------------------------------------------------------------------------
+ * Sending.
+ */
+
+static int siw_tx_push(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	int rv;
+
+	if (!tx->fpdu_last)
+		msg.msg_flags |= MSG_MORE;
+	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, tx->kvec, tx->nr_kvec,
+		      tx->fpdu_len);
+	iov_iter_advance(&msg.msg_iter, tx->fpdu_sent);
+	rv = sock_sendmsg(tx->sock, &msg);
+	if (rv < 0)
+		return rv;
+	tx->fpdu_sent += rv;
+	return tx->fpdu_sent < tx->fpdu_len ? -EAGAIN : 0;
+}
+
+/* The message in progress is on the wire. */
+static void siw_tx_msg_sent(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	switch (tx->kind) {
+	case SIW_TX_SQE:
+		if (tx->hdr.opcode != SIW_RDMAP_READ_REQ)
+			siw_tx_complete(qp, &tx->sqe, tx->len, SIW_WC_SUCCESS);
+		break;
+	case SIW_TX_TERM:
+		/* Nothing follows a Terminate: close once it is out. */
+		siw_cm_close(qp, true);
+		break;
+	default:
+		break;
+	}
+	tx->kind = SIW_TX_IDLE;
+}
+
+/* A local error in the WR being framed: complete it and fail the QP. */
+static void siw_tx_local_error(struct siw_qp *qp, int err)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_term_code tc;
+
+	siw_tx_put_mems(tx);
+	tx->fpdu_len = 0;
+	tx->fpdu_sent = 0;
+	if (tx->kind == SIW_TX_RRESP) {
+		/* The peer named memory it may not read. */
+		siw_qp_err(qp, "RDMA Read of STag 0x%08x refused: %s\n",
+			   tx->rresp.src_stag,
+			   err == -SIW_MEM_ERR_STAG ? "no such STag" :
+			   "access or bounds violation");
+		siw_mem_term_code(err, false, &tc);
+		tx->kind = SIW_TX_IDLE;
+		siw_qp_enter(qp, SIW_QP_TERMINATE);
+		siw_tx_terminate(qp, &tc, 0, NULL, 0);
+		return;
+	}
+	if (tx->kind == SIW_TX_SQE && tx->hdr.opcode != SIW_RDMAP_READ_REQ)
+		siw_tx_complete(qp, &tx->sqe, 0, siw_mem_wc_status(err));
+	tx->kind = SIW_TX_IDLE;
+	siw_qp_fail(qp, IB_EVENT_QP_ACCESS_ERR);
+}
+
+/* One step: 0 progress, -EAGAIN socket full, -ENOENT idle, else error. */
+static int siw_tx_step(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	int err;
+
+	if (!tx->sock)
+		return -ENOENT;
+	if (tx->fpdu_sent < tx->fpdu_len) {
+		err = siw_tx_push(qp);
+		if (err)
+			return err;
+		siw_tx_put_mems(tx);
+		tx->fpdu_len = 0;
+		tx->fpdu_sent = 0;
+		if (tx->fpdu_last)
+			siw_tx_msg_sent(qp);
+		return 0;
+	}
+	if (tx->kind != SIW_TX_IDLE)
+		err = siw_tx_frame(qp);
+	else
+		err = siw_tx_start(qp);
+	if (err && err != -ENOENT) {
+		siw_tx_local_error(qp, err);
+		return 0;
+	}
+	return err;
+}
+
+static void siw_tx_run(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	int err;
+
+	lockdep_assert_held(&tx->mutex);
+	while (test_and_clear_bit(SIW_TX_PENDING, &tx->flags)) {
+		do {
+			err = siw_tx_step(qp);
+			cond_resched();
+		} while (!err);
+		if (err == -EAGAIN)
+			return;	/* sk_write_space sets PENDING again */
+		if (err != -ENOENT) {
+			siw_qp_dbg(qp, "send failed: %d\n", err);
+			siw_cm_close(qp, false);
+			return;
+		}
+	}
+}
+
+static void siw_tx_work(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(work, struct siw_qp, tx.work);
+
+	mutex_lock(&qp->tx.mutex);
+	siw_tx_run(qp);
+	mutex_unlock(&qp->tx.mutex);
+}
+
+void siw_tx_schedule(struct siw_qp *qp)
+{
+	set_bit(SIW_TX_PENDING, &qp->tx.flags);
+	if (READ_ONCE(qp->tx.sock))
+		queue_work(siw_tx_wq, &qp->tx.work);
+}
+
+/*
+ * A process rang the doorbell: send from its context if nobody else is
+ * sending. Kernel consumers may post from any context, so theirs go to
+ * the work item.
+ */
+void siw_tx_kick(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	if (!READ_ONCE(tx->sock))
+		return;
+	set_bit(SIW_TX_PENDING, &tx->flags);
+	if (qp->user && in_task() && mutex_trylock(&tx->mutex)) {
+		siw_tx_run(qp);
+		mutex_unlock(&tx->mutex);
+		return;
+	}
+	queue_work(siw_tx_wq, &tx->work);
+}
+
+void siw_tx_write_space(struct siw_qp *qp, struct sock *sk)
+{
+	if (sk_stream_is_writeable(sk) && sk->sk_socket) {
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		siw_tx_schedule(qp);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Attach, detach.
+ */
+
+static u32 siw_tx_max_ulpdu(struct sock *sk)
+{
+	u32 gso = READ_ONCE(sk->sk_gso_max_size);
+	u32 mss = tcp_sk(sk)->mss_cache;
+	u32 goal = max(gso, mss);
+
+	/* Room for length, pad and CRC within one GSO send. */
+	goal = goal > SIW_FPDU_MAX_TRAILER + SIW_MPA_LEN_SIZE ?
+	       goal - SIW_FPDU_MAX_TRAILER - SIW_MPA_LEN_SIZE : 0;
+	return clamp_t(u32, goal, 512, SIW_MPA_MAX_ULPDU) & ~3U;
+}
+
+int siw_engine_init(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	mutex_init(&tx->mutex);
+	INIT_WORK(&tx->work, siw_tx_work);
+	spin_lock_init(&tx->term_lock);
+	spin_lock_init(&tx->sent_lock);
+	spin_lock_init(&tx->irq_lock);
+	tx->sent_num = qp->sq.num;
+	tx->sent = kvcalloc(tx->sent_num, sizeof(*tx->sent), GFP_KERNEL);
+	return tx->sent ? 0 : -ENOMEM;
+}
+
+void siw_engine_free(struct siw_qp *qp)
+{
+	cancel_work_sync(&qp->tx.work);
+	kvfree(qp->tx.sent);
+	qp->tx.sent = NULL;
+}
+
+void siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	mutex_lock(&tx->mutex);
+	tx->crc = p->crc;
+	tx->ird = clamp_t(u32, p->ird, 1, SIW_MAX_IRD);
+	tx->ord = clamp_t(u32, p->ord, 1, SIW_MAX_ORD);
+	tx->rtr = p->rtr_send;
+	tx->max_ulpdu = siw_tx_max_ulpdu(p->sock->sk);
+	tx->kind = SIW_TX_IDLE;
+	memset(tx->msn, 0, sizeof(tx->msn));
+	tx->fpdu_len = 0;
+	tx->fpdu_sent = 0;
+	tx->nr_mem = 0;
+	tx->sent_head = 0;
+	tx->sent_tail = 0;
+	tx->reads_out = 0;
+	tx->irq_head = 0;
+	tx->irq_tail = 0;
+	tx->term_pending = false;
+	tx->term_sent = false;
+	if (p->rtr_wait)
+		set_bit(SIW_TX_HOLD, &tx->flags);
+	else
+		clear_bit(SIW_TX_HOLD, &tx->flags);
+	siw_rx_reset(qp, p->crc);
+	WRITE_ONCE(tx->sock, p->sock);
+	mutex_unlock(&tx->mutex);
+	siw_qp_dbg(qp, "engine attached: CRC %s, IRD %u, ORD %u, ULPDU %u\n",
+		   p->crc ? "on" : "off", tx->ird, tx->ord, tx->max_ulpdu);
+}
+
+bool siw_engine_attached(struct siw_qp *qp)
+{
+	return READ_ONCE(qp->tx.sock);
+}
+
+/* Flush the WRs TX holds: sent ones in order, then the one in progress. */
+static void siw_tx_flush(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+	unsigned long flags;
+
+	siw_tx_put_mems(tx);
+	tx->fpdu_len = 0;
+	tx->fpdu_sent = 0;
+
+	spin_lock_irqsave(&tx->sent_lock, flags);
+	while (!siw_sent_empty(tx)) {
+		struct siw_sent *s = siw_sent_slot(tx, tx->sent_head++);
+
+		siw_sqe_complete(qp, &s->sqe, s->done ? s->bytes : 0,
+				 s->done ? s->status : SIW_WC_WR_FLUSH_ERR);
+	}
+	tx->reads_out = 0;
+	spin_unlock_irqrestore(&tx->sent_lock, flags);
+
+	if (tx->kind == SIW_TX_SQE && tx->hdr.opcode != SIW_RDMAP_READ_REQ)
+		siw_sqe_complete(qp, &tx->sqe, 0, SIW_WC_WR_FLUSH_ERR);
+	tx->kind = SIW_TX_IDLE;
+	tx->irq_head = tx->irq_tail;
+}
+
+void siw_engine_detach(struct siw_qp *qp)
+{
+	struct siw_tx *tx = &qp->tx;
+
+	mutex_lock(&tx->mutex);
+	WRITE_ONCE(tx->sock, NULL);
+	mutex_unlock(&tx->mutex);
+	cancel_work_sync(&tx->work);
+
+	mutex_lock(&tx->mutex);
+	siw_tx_flush(qp);
+	mutex_unlock(&tx->mutex);
+	siw_rx_flush(qp);
+	siw_qp_dbg(qp, "engine detached\n");
+}
