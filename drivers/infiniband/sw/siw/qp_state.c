@@ -147,6 +147,8 @@ void siw_qp_fail(struct siw_qp *qp, enum ib_event_type event)
 void siw_qp_stop(struct siw_qp *qp)
 {
 	siw_qp_to_error(qp);
+	/* Also a connection still being set up. */
+	siw_cm_close(qp, false);
 }
 
 /* Move from one of @from (SIW_QPS() bits) to @to; -EINVAL if not there. */
