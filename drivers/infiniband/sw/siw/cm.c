@@ -36,6 +36,7 @@
 #include "cm.h"
 #include "engine.h"
 #include "qp.h"
+#include "qp_connect.h"
 #include "siw.h"
 #include "proto/mpa.h"
 
@@ -128,8 +129,9 @@ struct siw_lsock {
 
 struct siw_listener {
 	struct kref ref;
-	struct siw_device *sdev;
+	struct siw_device *sdev;	/* NULL for the QP connection one */
 	struct iw_cm_id *cm_id;		/* referenced until release */
+	bool qpc;			/* qp_connect.c's: no iw_cm */
 	struct work_struct accept_work;
 	spinlock_t lock;		/* ceps, closing */
 	struct list_head ceps;
@@ -493,11 +495,25 @@ static void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 			    graceful ? "graceful" : "abort");
 }
 
-/* The active side gives up: one CONNECT_REPLY with @status, then close. */
+/*
+ * The active side gives up: one CONNECT_REPLY with @status, then close.
+ * A QP connecting without iw_cm hears after the close, so that it can
+ * try again at once.
+ */
 static void siw_cep_connect_failed(struct siw_cep *cep, int status)
 {
-	siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, status);
+	struct siw_qp *qp = cep->qp;
+
+	if (cep->cm_id) {
+		siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY,
+			       status);
+		siw_cep_close(cep, false, status);
+		return;
+	}
+	siw_qp_get(qp);
 	siw_cep_close(cep, false, status);
+	siw_qpc_done(qp, status);
+	siw_qp_put(qp);
 }
 
 void siw_cm_close(struct siw_qp *qp, bool graceful)
@@ -532,7 +548,12 @@ static void siw_cep_pull_rx(struct siw_cep *cep)
 	release_sock(sk);
 }
 
-static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
+/*
+ * Attach the engine. With @to_rts the QP moves to RTS now (iw_cm); a QP
+ * connected without iw_cm stays in RTR until its consumer moves it.
+ */
+static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
+			   bool to_rts)
 {
 	struct siw_qp *qp = cep->qp;
 	struct sock *sk = cep->sock->sk;
@@ -559,7 +580,7 @@ static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 	WRITE_ONCE(cep->data_qp, qp);
 	write_unlock_bh(&sk->sk_callback_lock);
 
-	err = siw_qp_connected(qp);
+	err = to_rts ? siw_qp_connected(qp) : 0;
 	if (err) {
 		siw_cep_log(warn, cep, "QP %u left INIT/RTR during setup\n",
 			    siw_qp_num(qp));
@@ -618,8 +639,17 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 	}
 	siw_mpa_negotiate_rep(&cep->pol, &cep->req, &cep->peer, &cep->res);
 	if (cep->res.reason == SIW_MPA_E_REJECTED) {
-		siw_cep_log(info, cep, "peer rejected the connection\n");
-		siw_cep_connect_failed(cep, -ECONNREFUSED);
+		if (cep->cm_id) {
+			siw_cep_log(info, cep, "peer rejected the connection\n");
+			siw_cep_connect_failed(cep, -ECONNREFUSED);
+		} else {
+			const u8 *pd = cep->frame + SIW_MPA_HDR_LEN +
+				       cep->peer.ulp_pd_off;
+
+			siw_cep_connect_failed(cep,
+					       siw_qpc_reply_status(cep->qp, pd,
+								    cep->peer.ulp_pd_len));
+		}
 		return;
 	}
 	if (cep->res.reason) {
@@ -628,33 +658,35 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
 	}
-	if (siw_cep_go_live(cep, cep->res.p2p ? cep->res.rtr : 0, false)) {
+	if (siw_cep_go_live(cep, cep->res.p2p ? cep->res.rtr : 0, false,
+			    cep->cm_id)) {
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
 	}
-	siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0);
+	if (cep->cm_id)
+		siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0);
+	else
+		siw_qpc_done(cep->qp, 0);
 	siw_cep_pull_rx(cep);
 }
 
-static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+/*
+ * Start connecting @qp (referenced; the endpoint takes the reference) from
+ * @laddr to @raddr, offering @pd. @id is iw_cm's, or NULL for a QP that
+ * connects without it. The outcome arrives as CONNECT_REPLY or through
+ * siw_qpc_done(); a return other than 0 means neither will come.
+ */
+static int siw_cep_start(struct siw_device *sdev, struct siw_qp *qp,
+			 struct iw_cm_id *id,
+			 const struct sockaddr_storage *laddr,
+			 const struct sockaddr_storage *raddr,
+			 const void *pd, u16 pd_len, u16 ird, u16 ord)
 {
-	struct siw_device *sdev = to_siw_device(id->device);
-	struct sockaddr_storage *laddr = &id->m_local_addr;
-	struct sockaddr_storage *raddr = &id->m_remote_addr;
-	struct siw_qp *qp;
 	struct siw_cep *cep;
 	struct socket *sock;
 	unsigned long flags;
 	int len, err;
 
-	if (laddr->ss_family != raddr->ss_family ||
-	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
-		return -EAFNOSUPPORT;
-	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
-		return -EINVAL;
-	qp = siw_qp_get_by_num(sdev, param->qpn);
-	if (!qp)
-		return -EINVAL;
 	cep = siw_cep_alloc(sdev);
 	if (!cep) {
 		siw_qp_put(qp);
@@ -665,10 +697,12 @@ static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	memcpy(&cep->laddr, laddr, sizeof(cep->laddr));
 	memcpy(&cep->raddr, raddr, sizeof(cep->raddr));
 
-	siw_cm_policy(&cep->pol, param->ird, param->ord, READ_ONCE(mpa_p2p));
+	siw_cm_policy(&cep->pol, ird, ord, id && READ_ONCE(mpa_p2p));
+	if (!id)
+		cep->pol.rev = SIW_MPA_REV_2;
 	siw_mpa_request_info(&cep->pol, &cep->req);
-	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &cep->req,
-			    param->private_data, param->private_data_len);
+	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &cep->req, pd,
+			    pd_len);
 	if (len < 0) {
 		err = -EINVAL;
 		goto fail;
@@ -704,16 +738,20 @@ static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (err)
 		goto fail;
 
-	cep->cm_id = id;
-	id->add_ref(id);
+	if (id) {
+		cep->cm_id = id;
+		id->add_ref(id);
+	}
 	cep->state = SIW_CEP_CONNECTING;
 	siw_cep_arm(cep, READ_ONCE(mpa_timeout_ms));
 	err = kernel_connect(sock, (struct sockaddr *)raddr, siw_addr_len(raddr),
 			     O_NONBLOCK);
 	if (err && err != -EINPROGRESS) {
 		siw_cep_log(dbg, cep, "TCP connect failed: %d\n", err);
-		id->rem_ref(id);
-		cep->cm_id = NULL;
+		if (id) {
+			id->rem_ref(id);
+			cep->cm_id = NULL;
+		}
 		goto fail;
 	}
 	if (!err)
@@ -725,6 +763,35 @@ fail:
 	siw_cep_close(cep, false, err);
 	siw_cep_unlock(cep);
 	return err;
+}
+
+static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct siw_device *sdev = to_siw_device(id->device);
+	struct sockaddr_storage *laddr = &id->m_local_addr;
+	struct sockaddr_storage *raddr = &id->m_remote_addr;
+	struct siw_qp *qp;
+
+	if (laddr->ss_family != raddr->ss_family ||
+	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
+		return -EAFNOSUPPORT;
+	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
+		return -EINVAL;
+	qp = siw_qp_get_by_num(sdev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	return siw_cep_start(sdev, qp, id, laddr, raddr, param->private_data,
+			     param->private_data_len, param->ird, param->ord);
+}
+
+int siw_cm_qpc_connect(struct siw_qp *qp, const struct sockaddr_storage *local,
+		       const struct sockaddr_storage *peer, const void *pd,
+		       u16 pd_len)
+{
+	siw_qp_get(qp);
+	/* The consumer sets its ORD only at RTS: ask for what we can. */
+	return siw_cep_start(qp->sdev, qp, NULL, local, peer, pd, pd_len,
+			     max_t(u16, qp->ird, 1), SIW_MAX_ORD);
 }
 
 /* ------------------------------------------------------------------------
@@ -740,6 +807,42 @@ static void siw_cep_refuse(struct siw_cep *cep, const void *pd, u8 pd_len)
 	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep, pd, pd_len);
 	if (len > 0)
 		siw_cep_send(cep, cep->frame, len);
+}
+
+/* A request on qp_connect.c's listener: its QP accepts or refuses. */
+static void siw_cep_qpc_request(struct siw_cep *cep)
+{
+	u8 reply[SIW_MPA_V2_LEN + 32];
+	struct siw_mpa_info rep;
+	struct siw_qp *qp;
+	int len, err;
+
+	qp = siw_qpc_accept(sock_net(cep->sock->sk), &cep->laddr, &cep->raddr,
+			    cep->frame + SIW_MPA_HDR_LEN + cep->peer.ulp_pd_off,
+			    cep->peer.ulp_pd_len, reply);
+	if (!qp) {
+		siw_cep_refuse(cep, reply, siw_qpc_pd_len());
+		siw_cep_close(cep, true, 0);
+		return;
+	}
+	cep->sdev = qp->sdev;
+	cep->qp = qp;
+	/* The consumer sets its ORD only at RTS: offer what we can. */
+	siw_cm_policy(&cep->pol, max_t(u16, qp->ird, 1), SIW_MAX_ORD, true);
+	siw_mpa_negotiate_req(&cep->pol, &cep->peer, &cep->res);
+	siw_mpa_reply_info(&cep->pol, &cep->res, false, &rep);
+	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep, reply,
+			    siw_qpc_pd_len());
+	err = len < 0 ? -EINVAL : siw_cep_send(cep, cep->frame, len);
+	if (!err)
+		err = siw_cep_go_live(cep, 0, cep->res.p2p, false);
+	if (err) {
+		siw_cep_close(cep, false, 0);
+		return;
+	}
+	siw_cep_unlink(cep);
+	siw_qpc_done(qp, 0);
+	siw_cep_pull_rx(cep);
 }
 
 static void siw_cep_request_in(struct siw_cep *cep)
@@ -778,6 +881,10 @@ static void siw_cep_request_in(struct siw_cep *cep)
 	spin_unlock_bh(&l->lock);
 	if (closing) {
 		siw_cep_close(cep, false, 0);
+		return;
+	}
+	if (l->qpc) {
+		siw_cep_qpc_request(cep);
 		return;
 	}
 	cep->state = SIW_CEP_REQUESTED;
@@ -828,7 +935,7 @@ static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	}
 	cep->cm_id = id;
 	id->add_ref(id);
-	err = siw_cep_go_live(cep, 0, cep->res.p2p);
+	err = siw_cep_go_live(cep, 0, cep->res.p2p, true);
 	if (err) {
 		siw_cep_close(cep, false, 0);
 		goto out;
@@ -908,6 +1015,9 @@ static void siw_cep_on_hup(struct siw_cep *cep)
 		break;
 	case SIW_CEP_CONNECTED:
 		siw_cep_pull_rx(cep);
+		/* Without iw_cm, the QP's consumer hears it from the QP. */
+		if (!cep->cm_id && cep->state == SIW_CEP_CONNECTED)
+			siw_qp_async_event(cep->qp, IB_EVENT_QP_FATAL);
 		siw_cep_close(cep, !err, err ? -ECONNRESET : 0);
 		break;
 	case SIW_CEP_REQUESTED:
@@ -941,16 +1051,15 @@ static void siw_cep_work(struct work_struct *work)
 
 	mutex_lock(&cep->mutex);
 	while (cep->state != SIW_CEP_CLOSED && cep->events) {
-		if (test_and_clear_bit(SIW_CEP_EV_ABORT, &cep->events) ||
-		    test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events)) {
-			bool graceful = !test_and_clear_bit(SIW_CEP_EV_ABORT,
-							    &cep->events);
+		bool abort = test_and_clear_bit(SIW_CEP_EV_ABORT, &cep->events);
 
+		if (test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events) ||
+		    abort) {
 			if (cep->state == SIW_CEP_CONNECTING ||
 			    cep->state == SIW_CEP_AWAIT_REPLY)
 				siw_cep_connect_failed(cep, -ECONNRESET);
 			else
-				siw_cep_close(cep, graceful, 0);
+				siw_cep_close(cep, !abort, 0);
 		} else if (test_and_clear_bit(SIW_CEP_EV_CONNECTED,
 					      &cep->events)) {
 			if (cep->state == SIW_CEP_CONNECTING)
@@ -976,7 +1085,8 @@ static void siw_listener_release(struct kref *ref)
 {
 	struct siw_listener *l = container_of(ref, struct siw_listener, ref);
 
-	l->cm_id->rem_ref(l->cm_id);
+	if (l->cm_id)
+		l->cm_id->rem_ref(l->cm_id);
 	kfree(l);
 }
 
@@ -1150,6 +1260,20 @@ static u32 siw_netdev_addrs(struct net_device *ndev, int family, __be16 port,
 	return n;
 }
 
+static struct siw_listener *siw_listener_alloc(struct siw_device *sdev)
+{
+	struct siw_listener *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		return NULL;
+	kref_init(&l->ref);
+	l->sdev = sdev;
+	INIT_WORK(&l->accept_work, siw_listener_accept);
+	spin_lock_init(&l->lock);
+	INIT_LIST_HEAD(&l->ceps);
+	return l;
+}
+
 static int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct siw_device *sdev = to_siw_device(id->device);
@@ -1162,18 +1286,13 @@ static int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 
 	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = siw_listener_alloc(sdev);
 	addrs = kcalloc(SIW_CM_MAX_LISTEN_ADDRS, sizeof(*addrs), GFP_KERNEL);
 	if (!l || !addrs) {
 		kfree(l);
 		kfree(addrs);
 		return -ENOMEM;
 	}
-	kref_init(&l->ref);
-	l->sdev = sdev;
-	INIT_WORK(&l->accept_work, siw_listener_accept);
-	spin_lock_init(&l->lock);
-	INIT_LIST_HEAD(&l->ceps);
 
 	if (siw_addr_any(addr)) {
 		n = siw_netdev_addrs(sdev->netdev, addr->ss_family,
@@ -1199,14 +1318,10 @@ static int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 	return 0;
 }
 
-static int siw_cm_destroy_listen(struct iw_cm_id *id)
+static void siw_listener_destroy(struct siw_listener *l)
 {
-	struct siw_listener *l = id->provider_data;
-	struct siw_cep *cep, *next;
-	LIST_HEAD(abort);
+	struct siw_cep *cep;
 
-	if (!l)
-		return 0;
 	spin_lock_bh(&l->lock);
 	l->closing = true;
 	spin_unlock_bh(&l->lock);
@@ -1216,13 +1331,54 @@ static int siw_cm_destroy_listen(struct iw_cm_id *id)
 
 	/* Requests not yet reported go; reported ones wait for iw_cm. */
 	spin_lock_bh(&l->lock);
-	list_for_each_entry_safe(cep, next, &l->ceps, lnode) {
+	list_for_each_entry(cep, &l->ceps, lnode)
 		siw_cep_event(cep, SIW_CEP_EV_ABORT);
-	}
 	spin_unlock_bh(&l->lock);
-	id->provider_data = NULL;
 	kref_put(&l->ref, siw_listener_release);
+}
+
+static int siw_cm_destroy_listen(struct iw_cm_id *id)
+{
+	struct siw_listener *l = id->provider_data;
+
+	if (l) {
+		id->provider_data = NULL;
+		siw_listener_destroy(l);
+	}
 	return 0;
+}
+
+struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port)
+{
+	struct sockaddr_storage a = {};
+	struct siw_listener *l = siw_listener_alloc(NULL);
+	int err;
+
+	if (!l)
+		return ERR_PTR(-ENOMEM);
+	l->qpc = true;
+	((struct sockaddr_in *)&a)->sin_family = AF_INET;
+	((struct sockaddr_in *)&a)->sin_port = htons(port);
+	err = siw_listener_add(l, net, &a, SOMAXCONN);
+	if (!err && IS_ENABLED(CONFIG_IPV6)) {
+		memset(&a, 0, sizeof(a));
+		((struct sockaddr_in6 *)&a)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&a)->sin6_port = htons(port);
+		/* An IPv4-only namespace listens on IPv4 only. */
+		if (siw_listener_add(l, net, &a, SOMAXCONN))
+			pr_debug("no IPv6 listener for QP connections\n");
+	}
+	if (err) {
+		siw_listener_stop(l);
+		kfree(l);
+		return ERR_PTR(err);
+	}
+	return l;
+}
+
+void siw_cm_unlisten(struct siw_listener *l)
+{
+	siw_listener_destroy(l);
 }
 
 static void siw_cm_add_ref(struct ib_qp *base)

@@ -11,6 +11,7 @@
 #ifndef SIW_CM_H
 #define SIW_CM_H
 
+#include <linux/socket.h>
 #include <rdma/ib_verbs.h>
 
 struct siw_device;
@@ -30,5 +31,14 @@ void siw_cm_device_gone(struct siw_device *sdev);
 void siw_cm_close(struct siw_qp *qp, bool graceful);
 
 extern const struct ib_device_ops siw_cm_ops;
+
+/* For qp_connect.c: its listener, and an active connection of a QP. */
+struct net;
+struct siw_listener;
+struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port);
+void siw_cm_unlisten(struct siw_listener *l);
+int siw_cm_qpc_connect(struct siw_qp *qp, const struct sockaddr_storage *local,
+		       const struct sockaddr_storage *peer, const void *pd,
+		       u16 pd_len);
 
 #endif /* SIW_CM_H */

@@ -29,6 +29,7 @@ static void siw_dealloc_driver(struct ib_device *base)
 {
 	struct siw_device *sdev = to_siw_device(base);
 
+	cancel_work_sync(&sdev->gid_work);
 	siw_cm_device_gone(sdev);
 	siw_mem_table_destroy(sdev);
 	siw_obj_report_leaks(sdev);

@@ -12,6 +12,7 @@
 
 #include "cm.h"
 #include "engine.h"
+#include "qp_connect.h"
 #include "siw.h"
 
 /* "rdma link add NAME type siw netdev NETDEV" */
@@ -34,15 +35,25 @@ static int __init siw_init(void)
 	err = siw_cm_module_init();
 	if (err)
 		goto tx_exit;
+	err = siw_qpc_module_init();
+	if (err)
+		goto cm_exit;
+	err = siw_gid_notifiers_register();
+	if (err)
+		goto qpc_exit;
 	/* Devices exist only through links, so nothing to do for old ones. */
 	err = register_netdevice_notifier(&siw_netdev_notifier);
 	if (err) {
 		pr_err("cannot register netdev notifier: %d\n", err);
-		goto cm_exit;
+		goto gid_exit;
 	}
 	rdma_link_register(&siw_link_ops);
 	return 0;
 
+gid_exit:
+	siw_gid_notifiers_unregister();
+qpc_exit:
+	siw_qpc_module_exit();
 cm_exit:
 	siw_cm_module_exit();
 tx_exit:
@@ -58,6 +69,8 @@ static void __exit siw_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_SIW);
 	/* Last, so that no netdev event is missed while devices exist. */
 	unregister_netdevice_notifier(&siw_netdev_notifier);
+	siw_gid_notifiers_unregister();
+	siw_qpc_module_exit();
 	siw_cm_module_exit();
 	siw_tx_module_exit();
 }

@@ -45,7 +45,7 @@ static void siw_mtu_update(struct siw_device *sdev)
 	WRITE_ONCE(sdev->mtu, READ_ONCE(sdev->netdev->mtu));
 }
 
-static void siw_gid_update(struct siw_device *sdev)
+void siw_gid_update(struct siw_device *sdev)
 {
 	if (siw_gid_refresh(sdev))
 		siw_port_event(sdev, IB_EVENT_GID_CHANGE);

@@ -177,6 +177,7 @@ static int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 		return -ENOMEM;
 
 	siw_qp_init(qp, sdev, attr, !!udata);
+	siw_qpc_init(qp);
 	err = siw_qp_alloc_rings(qp, attr);
 	if (err)
 		goto put_obj;
@@ -243,10 +244,13 @@ static int siw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	struct siw_device *sdev = qp->sdev;
 
 	siw_qp_stop(qp);
+	siw_qpc_stop(qp);
 	xa_erase_irq(&sdev->qp_table, siw_qp_num(qp));
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
 
+	/* A last connection attempt's report may have queued it again. */
+	siw_qpc_stop(qp);
 	siw_qp_empty(qp);
 	siw_engine_free(qp);
 	siw_qp_free_rings(qp);

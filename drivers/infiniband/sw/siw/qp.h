@@ -17,6 +17,7 @@
 #include <rdma/siw-abi.h>
 
 #include "engine.h"
+#include "qp_connect.h"
 #include "queue.h"
 
 struct siw_cep;
@@ -84,6 +85,7 @@ struct siw_qp {
 	/* The connection, if any: the CM sets it under state_lock. */
 	struct siw_cep *cep;
 	struct sockaddr_storage peer_addr;	/* for log lines */
+	struct siw_qpc qpc;		/* connecting without rdma_cm */
 	struct siw_tx tx;		/* engine: transmit (tx.c) */
 	struct siw_rxs rx;		/* engine: receive (rx.c) */
 };

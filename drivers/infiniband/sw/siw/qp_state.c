@@ -218,6 +218,35 @@ static int siw_qp_check_attrs(struct siw_qp *qp, const struct ib_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * Without rdma_cm (qp_connect.c): RTR with an address vector and a
+ * destination QP names the peer and starts connecting; RTS may follow at
+ * once, its WRs wait for the connection.
+ */
+static int siw_qp_connect_steps(struct siw_qp *qp,
+				const struct ib_qp_attr *attr, int mask)
+{
+	enum ib_qp_state cur = READ_ONCE(qp->state);
+	unsigned long flags;
+
+	if (!(mask & IB_QP_STATE) || READ_ONCE(qp->cep))
+		return 0;
+	if (attr->qp_state == IB_QPS_RTR &&
+	    (mask & (IB_QP_AV | IB_QP_DEST_QPN)) ==
+	    (IB_QP_AV | IB_QP_DEST_QPN) &&
+	    (cur == IB_QPS_INIT || cur == IB_QPS_RTR)) {
+		if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+			spin_lock_irqsave(&qp->state_lock, flags);
+			qp->ird = attr->max_dest_rd_atomic;
+			spin_unlock_irqrestore(&qp->state_lock, flags);
+		}
+		return siw_qpc_rtr(qp, attr);
+	}
+	if (attr->qp_state == IB_QPS_RESET)
+		WRITE_ONCE(qp->qpc.armed, false);
+	return 0;
+}
+
 /* May the verbs move the QP from @cur to @next with the attributes? */
 static int siw_qp_check_move(struct siw_qp *qp, const struct ib_qp_attr *attr,
 			     int mask, enum ib_qp_state cur,
@@ -233,8 +262,9 @@ static int siw_qp_check_move(struct siw_qp *qp, const struct ib_qp_attr *attr,
 			   next);
 		return -EINVAL;
 	}
-	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
-		siw_qp_dbg(qp, "modify: RTS is reached by connecting through the CM (rdma_cm), not by modify_qp\n");
+	if (next == IB_QPS_RTS && cur != IB_QPS_RTS &&
+	    !(cur == IB_QPS_RTR && siw_qpc_armed(qp))) {
+		siw_qp_dbg(qp, "modify: RTS needs a connection: through rdma_cm, or an address vector and dest_qp_num at RTR\n");
 		return -EINVAL;
 	}
 	/* MPA negotiates ORD and IRD with the peer; they are set before. */
@@ -290,6 +320,9 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	err = siw_qp_check_attrs(qp, attr, mask);
 	if (err)
 		return err;
+	err = siw_qp_connect_steps(qp, attr, mask);
+	if (err)
+		return err;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	cur = qp->state;
@@ -308,6 +341,9 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 			   mask & SIW_QP_ATTRS_IB_ONLY);
 	if (siw_qp_connected_state(cur) && next != cur)
 		siw_qp_drop_connection(qp, next == IB_QPS_SQD);
+	/* Connected without rdma_cm: send what waited for RTS. */
+	if (cur == IB_QPS_RTR && next == IB_QPS_RTS)
+		siw_qp_sq_kick(qp);
 	/* Every move to ERR, also from ERR, is a flush pass. */
 	if (next == IB_QPS_ERR)
 		siw_qp_flush(qp);

@@ -29,7 +29,7 @@
 
 /* One port, one GID, one (default) P_Key. */
 #define SIW_PORT		1
-#define SIW_GID_TBL_LEN		1
+#define SIW_GID_TBL_LEN		16	/* 0: MAC; then IP addresses */
 #define SIW_PKEY_TBL_LEN	1
 #define SIW_DEFAULT_PKEY	0xffff
 
@@ -85,9 +85,13 @@ struct siw_device {
 	enum ib_port_state port_state;
 	unsigned int mtu;
 
-	/* The GID table (one entry); gid_lock guards gid and mac. */
+	/*
+	 * The GID table (gid.c); gid_lock guards gid[] and mac. gid_work
+	 * recomputes it when the netdev's addresses change.
+	 */
 	spinlock_t gid_lock;
-	union ib_gid gid;
+	union ib_gid gid[SIW_GID_TBL_LEN];
+	struct work_struct gid_work;
 	u8 mac[ETH_ALEN];		/* address the GID was made from */
 	u8 random_mac[ETH_ALEN];	/* used if the netdev has no MAC */
 
@@ -111,6 +115,8 @@ static inline struct siw_device *to_siw_device(struct ib_device *base)
 /* Name of the device for log lines; empty until registration names it. */
 static inline const char *siw_name(const struct siw_device *sdev)
 {
+	if (!sdev)
+		return "siw";
 	return sdev->base.name[0] ? sdev->base.name : "siw(unregistered)";
 }
 
@@ -151,6 +157,14 @@ bool siw_netdev_sync(struct siw_device *sdev);
 /* gid.c */
 void siw_gid_init(struct siw_device *sdev);
 bool siw_gid_refresh(struct siw_device *sdev);
+void siw_gid_update(struct siw_device *sdev);
+void siw_gid_schedule(struct net_device *ndev);
+bool siw_gid_to_addr(struct siw_device *sdev, const union ib_gid *gid,
+		     struct sockaddr_storage *addr);
+int siw_gid_addr(struct siw_device *sdev, u32 index,
+		 struct sockaddr_storage *addr);
+int siw_gid_notifiers_register(void);
+void siw_gid_notifiers_unregister(void);
 int siw_query_gid(struct ib_device *base, u32 port, int index,
 		  union ib_gid *gid);
 

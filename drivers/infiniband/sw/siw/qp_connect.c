@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Connecting QPs without rdma_cm, for consumers that exchange QP numbers
+ * and GIDs out of band and move their QPs to RTR and RTS themselves
+ * (ibv_rc_pingpong, perftest without -R). siw to siw only.
+ *
+ * modify_qp to RTR with an address vector (sgid_index naming one of our
+ * address GIDs, dgid the peer's) and dest_qp_num records the peer. Of the
+ * two QPs, the one with the lower (IP address, QP number) connects; the
+ * other accepts. Connecting runs in the background from RTR on: the
+ * active side connects a TCP socket to the peer's siw QP port (module
+ * parameter qp_port, default 19591) and retries while the peer is not
+ * ready yet; the passive side waits for it. modify_qp to RTS returns at
+ * once (ibv_rc_pingpong's server moves to RTS before it tells the client
+ * its QP number): send WRs wait for the connection. After
+ * qp_connect_timeout_ms without one, or if the peer refuses, the QP goes
+ * to ERROR with IB_EVENT_QP_FATAL and its WRs are flushed.
+ *
+ * On the wire it is a normal MPA revision 2 exchange whose private data
+ * names the two QPs (struct siw_qpc_pd), then DDP/RDMAP as always. A
+ * listener in each network namespace (made when the first QP there
+ * expects a connection) accepts only a request for a QP that is in RTR and
+ * expects exactly that peer address and QP number on the address the
+ * connection came to; anything else is rejected with a status saying why.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/workqueue.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "cm.h"
+#include "qp.h"
+#include "qp_connect.h"
+#include "siw.h"
+
+static ushort qp_port = 19591;
+module_param(qp_port, ushort, 0444);
+MODULE_PARM_DESC(qp_port,
+		 "TCP port of QP connections made without rdma_cm (default 19591)");
+
+static uint qp_connect_timeout_ms = 10000;
+module_param(qp_connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(qp_connect_timeout_ms,
+		 "How long a QP connection made without rdma_cm may take from RTR on (default 10000)");
+
+/* Pause between attempts while the peer is not ready. */
+#define SIW_QPC_RETRY_MS	100
+
+#define SIW_QPC_MAGIC		"SIWQ"
+#define SIW_QPC_VERSION		1
+
+/* MPA private data of a QP connection, request and reply. */
+struct siw_qpc_pd {
+	u8 magic[4];
+	u8 version;
+	u8 status;		/* reply: enum siw_qpc_status */
+	__be16 rsvd;
+	__be32 src_qpn;		/* the sender's QP */
+	__be32 dst_qpn;		/* the receiver's QP */
+} __packed;
+
+enum siw_qpc_status {
+	SIW_QPC_OK,
+	SIW_QPC_NO_QP,		/* no such QP on that address */
+	SIW_QPC_NOT_READY,	/* the QP is not in RTR (yet) */
+	SIW_QPC_WRONG_PEER,	/* it expects another peer or QP */
+	SIW_QPC_BUSY,		/* it is connected already */
+	SIW_QPC_BAD_REQUEST,
+};
+
+static const char * const siw_qpc_status_str[] = {
+	[SIW_QPC_OK] = "accepted",
+	[SIW_QPC_NO_QP] = "no such QP",
+	[SIW_QPC_NOT_READY] = "QP not in RTR",
+	[SIW_QPC_WRONG_PEER] = "QP expects another peer",
+	[SIW_QPC_BUSY] = "QP already connected",
+	[SIW_QPC_BAD_REQUEST] = "malformed request",
+};
+
+static void siw_qpc_build_pd(struct siw_qpc_pd *pd, u8 status, u32 src,
+			     u32 dst)
+{
+	memset(pd, 0, sizeof(*pd));
+	memcpy(pd->magic, SIW_QPC_MAGIC, sizeof(pd->magic));
+	pd->version = SIW_QPC_VERSION;
+	pd->status = status;
+	pd->src_qpn = cpu_to_be32(src);
+	pd->dst_qpn = cpu_to_be32(dst);
+}
+
+static bool siw_qpc_parse_pd(const void *buf, u16 len, struct siw_qpc_pd *pd)
+{
+	if (len < sizeof(*pd))
+		return false;
+	memcpy(pd, buf, sizeof(*pd));
+	return !memcmp(pd->magic, SIW_QPC_MAGIC, sizeof(pd->magic)) &&
+	       pd->version == SIW_QPC_VERSION;
+}
+
+/* ------------------------------------------------------------------------
+ * One listener per network namespace.
+ */
+
+static unsigned int siw_qpc_net_id;
+static DEFINE_MUTEX(siw_qpc_listen_mutex);
+
+struct siw_qpc_net {
+	struct siw_listener *listener;
+};
+
+static int siw_qpc_listen(struct net *net)
+{
+	struct siw_qpc_net *qn = net_generic(net, siw_qpc_net_id);
+	struct siw_listener *l;
+	int err = 0;
+
+	mutex_lock(&siw_qpc_listen_mutex);
+	if (!qn->listener) {
+		l = siw_cm_listen_qpc(net, qp_port);
+		if (IS_ERR(l))
+			err = PTR_ERR(l);
+		else
+			qn->listener = l;
+	}
+	mutex_unlock(&siw_qpc_listen_mutex);
+	if (err)
+		pr_err("cannot listen for QP connections on port %u: %d\n",
+		       qp_port, err);
+	return err;
+}
+
+static void __net_exit siw_qpc_net_exit(struct net *net)
+{
+	struct siw_qpc_net *qn = net_generic(net, siw_qpc_net_id);
+
+	mutex_lock(&siw_qpc_listen_mutex);
+	if (qn->listener)
+		siw_cm_unlisten(qn->listener);
+	qn->listener = NULL;
+	mutex_unlock(&siw_qpc_listen_mutex);
+}
+
+static struct pernet_operations siw_qpc_net_ops = {
+	.exit = siw_qpc_net_exit,
+	.id = &siw_qpc_net_id,
+	.size = sizeof(struct siw_qpc_net),
+};
+
+int siw_qpc_module_init(void)
+{
+	return register_pernet_subsys(&siw_qpc_net_ops);
+}
+
+void siw_qpc_module_exit(void)
+{
+	unregister_pernet_subsys(&siw_qpc_net_ops);
+}
+
+/* ------------------------------------------------------------------------
+ * The verbs' side: RTR records the peer, RTS connects.
+ */
+
+static int siw_addr_cmp(const struct sockaddr_storage *a,
+			const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return a->ss_family < b->ss_family ? -1 : 1;
+	if (a->ss_family == AF_INET)
+		return memcmp(&((struct sockaddr_in *)a)->sin_addr,
+			      &((struct sockaddr_in *)b)->sin_addr,
+			      sizeof(struct in_addr));
+	return memcmp(&((struct sockaddr_in6 *)a)->sin6_addr,
+		      &((struct sockaddr_in6 *)b)->sin6_addr,
+		      sizeof(struct in6_addr));
+}
+
+static void siw_addr_set_port(struct sockaddr_storage *a, u16 port)
+{
+	/* sin_port and sin6_port share their offset. */
+	((struct sockaddr_in *)a)->sin_port = htons(port);
+}
+
+static bool siw_qpc_retryable(int status)
+{
+	return status == -EAGAIN || status == -ECONNREFUSED ||
+	       status == -EHOSTUNREACH || status == -ECONNRESET ||
+	       status == -ETIMEDOUT;
+}
+
+static bool siw_qpc_live(struct siw_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return READ_ONCE(qp->qpc.armed) &&
+	       (state == IB_QPS_RTR || state == IB_QPS_RTS);
+}
+
+static void siw_qpc_give_up(struct siw_qp *qp, const char *why)
+{
+	siw_qp_err(qp, "no connection to %pISpc QP %u: %s\n", &qp->qpc.peer,
+		   qp->qpc.peer_qpn, why);
+	siw_qp_fail(qp, IB_EVENT_QP_FATAL);
+}
+
+/*
+ * The active side tries to connect until the deadline; the passive side
+ * only watches the deadline.
+ */
+static void siw_qpc_work(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(to_delayed_work(work), struct siw_qp,
+					 qpc.work);
+	struct siw_qpc *qpc = &qp->qpc;
+	struct siw_qpc_pd pd;
+	int err;
+
+	if (!siw_qpc_live(qp) || READ_ONCE(qpc->status) != -EINPROGRESS ||
+	    READ_ONCE(qpc->attempt))
+		return;
+	if (time_after_eq(jiffies, qpc->deadline)) {
+		siw_qpc_give_up(qp, qpc->active ? "the peer did not accept in time" :
+				"the peer did not connect in time");
+		return;
+	}
+	if (!qpc->active) {
+		queue_delayed_work(system_unbound_wq, &qpc->work,
+				   qpc->deadline - jiffies);
+		return;
+	}
+	siw_qpc_build_pd(&pd, 0, siw_qp_num(qp), qpc->peer_qpn);
+	WRITE_ONCE(qpc->attempt, true);
+	err = siw_cm_qpc_connect(qp, &qpc->local, &qpc->peer, &pd, sizeof(pd));
+	if (err)
+		siw_qpc_done(qp, err);
+}
+
+void siw_qpc_init(struct siw_qp *qp)
+{
+	INIT_DELAYED_WORK(&qp->qpc.work, siw_qpc_work);
+}
+
+void siw_qpc_stop(struct siw_qp *qp)
+{
+	WRITE_ONCE(qp->qpc.armed, false);
+	cancel_delayed_work_sync(&qp->qpc.work);
+}
+
+int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
+	struct siw_qpc *qpc = &qp->qpc;
+	struct sockaddr_storage local, peer;
+	int cmp, err;
+
+	if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)) {
+		siw_qp_dbg(qp, "RTR: an address vector without a GID cannot be connected\n");
+		return -EINVAL;
+	}
+	err = siw_gid_addr(qp->sdev, grh->sgid_index, &local);
+	if (err) {
+		siw_qp_dbg(qp, "RTR: source GID %u holds no IP address; use a GID index above 0\n",
+			   grh->sgid_index);
+		return err;
+	}
+	if (!siw_gid_to_addr(qp->sdev, &grh->dgid, &peer) ||
+	    peer.ss_family != local.ss_family) {
+		siw_qp_dbg(qp, "RTR: destination GID %pI6 is no usable IP address\n",
+			   grh->dgid.raw);
+		return -EINVAL;
+	}
+	cmp = siw_addr_cmp(&local, &peer);
+	if (!cmp && attr->dest_qp_num == siw_qp_num(qp))
+		return -EINVAL;
+	if (READ_ONCE(qpc->armed))
+		return 0;	/* RTR again: the first one counts */
+
+	/* Both sides listen: the rule picks the side per pair of QPs. */
+	err = siw_qpc_listen(dev_net(qp->sdev->netdev));
+	if (err)
+		return err;
+	qpc->local = local;
+	qpc->peer = peer;
+	siw_addr_set_port(&qpc->peer, qp_port);
+	qpc->peer_qpn = attr->dest_qp_num;
+	qpc->active = cmp < 0 || (!cmp && siw_qp_num(qp) < attr->dest_qp_num);
+	qpc->deadline = jiffies +
+			msecs_to_jiffies(READ_ONCE(qp_connect_timeout_ms));
+	WRITE_ONCE(qpc->attempt, false);
+	WRITE_ONCE(qpc->status, -EINPROGRESS);
+	WRITE_ONCE(qpc->armed, true);
+	siw_qp_dbg(qp, "RTR: peer %pISc QP %u, this side %s\n", &peer,
+		   qpc->peer_qpn, qpc->active ? "connects" : "accepts");
+	queue_delayed_work(system_unbound_wq, &qpc->work, 0);
+	return 0;
+}
+
+/* The CM reports an attempt: connected (0), or why not. Any context. */
+void siw_qpc_done(struct siw_qp *qp, int status)
+{
+	struct siw_qpc *qpc = &qp->qpc;
+
+	WRITE_ONCE(qpc->attempt, false);
+	if (!status) {
+		WRITE_ONCE(qpc->status, 0);
+		siw_qp_dbg(qp, "connected to %pISpc QP %u\n", &qpc->peer,
+			   qpc->peer_qpn);
+		/* RTS may have come first: what waited goes now. */
+		siw_qp_sq_kick(qp);
+		return;
+	}
+	if (!siw_qpc_live(qp))
+		return;
+	if (siw_qpc_retryable(status)) {
+		queue_delayed_work(system_unbound_wq, &qpc->work,
+				   msecs_to_jiffies(SIW_QPC_RETRY_MS));
+		return;
+	}
+	siw_qpc_give_up(qp, "the peer refused it");
+}
+
+bool siw_qpc_armed(struct siw_qp *qp)
+{
+	return READ_ONCE(qp->qpc.armed);
+}
+
+/* The reply's verdict on our request: 0, -EAGAIN (retry) or refused. */
+int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len)
+{
+	struct siw_qpc_pd pd;
+
+	if (!siw_qpc_parse_pd(buf, len, &pd)) {
+		siw_qp_err(qp, "peer %pISpc does not connect QPs without rdma_cm (not a siw peer?)\n",
+			   &qp->qpc.peer);
+		return -ECONNREFUSED;
+	}
+	if (pd.status == SIW_QPC_OK)
+		return 0;
+	if (pd.status == SIW_QPC_NOT_READY || pd.status == SIW_QPC_NO_QP)
+		return -EAGAIN;
+	siw_qp_err(qp, "peer %pISpc refused the connection to QP %u: %s\n",
+		   &qp->qpc.peer, qp->qpc.peer_qpn,
+		   pd.status < ARRAY_SIZE(siw_qpc_status_str) ?
+		   siw_qpc_status_str[pd.status] : "unknown reason");
+	return -ECONNREFUSED;
+}
+
+/* ------------------------------------------------------------------------
+ * The listener's side.
+ */
+
+static struct ib_device *siw_qpc_device_of(struct net *net,
+					   const struct sockaddr_storage *a)
+{
+	struct net_device *ndev = NULL;
+	struct ib_device *base = NULL;
+
+	if (a->ss_family == AF_INET) {
+		ndev = ip_dev_find(net, ((struct sockaddr_in *)a)->sin_addr.s_addr);
+	} else if (IS_ENABLED(CONFIG_IPV6)) {
+		rcu_read_lock();
+		ndev = ipv6_dev_find(net, &((struct sockaddr_in6 *)a)->sin6_addr,
+				     NULL);
+		if (ndev)
+			dev_hold(ndev);
+		rcu_read_unlock();
+	}
+	if (ndev) {
+		base = ib_device_get_by_netdev(ndev, RDMA_DRIVER_SIW);
+		dev_put(ndev);
+	}
+	return base;
+}
+
+/*
+ * A request came to @local from @peer: the QP it names, referenced, if
+ * that QP expects exactly this connection. Else NULL and *@status.
+ */
+static struct siw_qp *siw_qpc_match(struct net *net,
+				    const struct sockaddr_storage *local,
+				    const struct sockaddr_storage *peer,
+				    const struct siw_qpc_pd *pd, u8 *status)
+{
+	u32 dst = be32_to_cpu(pd->dst_qpn);
+	struct ib_device *base;
+	struct siw_qp *qp;
+
+	base = siw_qpc_device_of(net, local);
+	if (!base) {
+		*status = SIW_QPC_NO_QP;
+		return NULL;
+	}
+	qp = siw_qp_get_by_num(to_siw_device(base), dst);
+	ib_device_put(base);
+	if (!qp) {
+		*status = SIW_QPC_NO_QP;
+		return NULL;
+	}
+	if (!siw_qpc_live(qp)) {
+		*status = SIW_QPC_NOT_READY;
+	} else if (qp->qpc.peer_qpn != be32_to_cpu(pd->src_qpn) ||
+		   siw_addr_cmp(&qp->qpc.peer, peer) ||
+		   siw_addr_cmp(&qp->qpc.local, local)) {
+		*status = SIW_QPC_WRONG_PEER;
+	} else if (READ_ONCE(qp->qpc.status) != -EINPROGRESS ||
+		   READ_ONCE(qp->cep)) {
+		*status = SIW_QPC_BUSY;
+	} else {
+		*status = SIW_QPC_OK;
+		return qp;
+	}
+	siw_qp_put(qp);
+	return NULL;
+}
+
+struct siw_qp *siw_qpc_accept(struct net *net,
+			      const struct sockaddr_storage *local,
+			      const struct sockaddr_storage *peer,
+			      const void *buf, u16 len, void *reply)
+{
+	struct siw_qpc_pd pd;
+	struct siw_qp *qp = NULL;
+	u8 status = SIW_QPC_BAD_REQUEST;
+
+	if (siw_qpc_parse_pd(buf, len, &pd))
+		qp = siw_qpc_match(net, local, peer, &pd, &status);
+	if (!qp)
+		pr_debug("QP connection from %pISpc to %pISc: %s\n", peer,
+			 local, siw_qpc_status_str[status]);
+	siw_qpc_build_pd(reply, status, be32_to_cpu(pd.dst_qpn),
+			 be32_to_cpu(pd.src_qpn));
+	return qp;
+}
+
+u16 siw_qpc_pd_len(void)
+{
+	return sizeof(struct siw_qpc_pd);
+}

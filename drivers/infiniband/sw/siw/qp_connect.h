@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Connecting QPs without rdma_cm (qp_connect.c): the verbs' side in
+ * modify_qp, and what the CM (cm.c) asks of it.
+ */
+#ifndef SIW_QP_CONNECT_H
+#define SIW_QP_CONNECT_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+struct net;
+struct siw_qp;
+
+/* Per QP state, in struct siw_qp. */
+struct siw_qpc {
+	bool armed;			/* RTR named a peer */
+	bool active;			/* this side connects */
+	u32 peer_qpn;
+	struct sockaddr_storage local;	/* our address (from sgid_index) */
+	struct sockaddr_storage peer;	/* the peer's, with qp_port */
+	int status;			/* -EINPROGRESS until connected (0) */
+	bool attempt;			/* a connection attempt is running */
+	unsigned long deadline;		/* jiffies */
+	struct delayed_work work;	/* attempts, deadline */
+};
+
+int siw_qpc_module_init(void);
+void siw_qpc_module_exit(void);
+void siw_qpc_init(struct siw_qp *qp);
+
+/*
+ * modify_qp to RTR with IB_QP_AV and IB_QP_DEST_QPN starts connecting in
+ * the background; RTS is allowed from then on, and WRs wait for the
+ * connection. siw_qpc_stop() is for destroy_qp, once the CM let go.
+ */
+int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr);
+bool siw_qpc_armed(struct siw_qp *qp);
+void siw_qpc_stop(struct siw_qp *qp);
+
+/* From the CM. */
+void siw_qpc_done(struct siw_qp *qp, int status);
+int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len);
+struct siw_qp *siw_qpc_accept(struct net *net,
+			      const struct sockaddr_storage *local,
+			      const struct sockaddr_storage *peer,
+			      const void *buf, u16 len, void *reply);
+u16 siw_qpc_pd_len(void);
+
+#endif /* SIW_QP_CONNECT_H */
