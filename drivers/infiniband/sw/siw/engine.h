@@ -82,6 +82,8 @@ enum {
 struct siw_tx {
 	struct mutex mutex;		/* one transmitter */
 	struct work_struct work;
+	struct delayed_work recheck;	/* see siw_tx_recheck() */
+	bool sqe_taken;			/* this run took an SQE */
 	unsigned long flags;
 	struct socket *sock;		/* NULL while detached */
 	bool crc;

@@ -470,6 +470,7 @@ static int siw_tx_start_sqe(struct siw_qp *qp)
 	err = siw_sq_get(qp, sqe);
 	if (err)
 		return err == -EINVAL ? 0 : err;
+	tx->sqe_taken = true;
 
 	switch (sqe->opcode) {
 	case SIW_OP_REG_MR:
@@ -551,7 +552,7 @@ static int siw_tx_start_rtr(struct siw_qp *qp)
 static int siw_tx_start(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
-	enum siw_qp_state state;
+	enum ib_qp_state state;
 
 	if (siw_tx_take_term(tx))
 		return siw_tx_start_term(qp);
@@ -561,12 +562,16 @@ static int siw_tx_start(struct siw_qp *qp)
 		return siw_tx_start_rtr(qp);
 	if (test_bit(SIW_TX_HOLD, &tx->flags))
 		return -ENOENT;
-	state = siw_qp_state(qp);
-	if (state != SIW_QP_RTS && state != SIW_QP_CLOSING)
+	/*
+	 * A responder answers RDMA Reads from RTR on, as in IB: a QP
+	 * connected without rdma_cm may stay there (perftest's server).
+	 */
+	state = READ_ONCE(qp->state);
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return -ENOENT;
 	if (siw_tx_pop_rresp(tx, &tx->rresp))
 		return siw_tx_start_rresp(qp);
-	if (state != SIW_QP_RTS)
+	if (state != IB_QPS_RTS)
 		return -ENOENT;
 	return siw_tx_start_sqe(qp);
 }
@@ -670,12 +675,29 @@ static int siw_tx_step(struct siw_qp *qp)
 	return err;
 }
 
+/*
+ * libsiw skips the doorbell when the SQE before its new ones is still
+ * VALID, trusting siw to find the new ones. It orders its store of the new
+ * SQE and its load of the old one with no more than a read barrier, so on
+ * x86 the load may pass the store: siw can find the ring empty just before
+ * the new SQE shows, while the process saw the old one VALID. One look at
+ * the ring a tick after a user SQ went idle closes that window.
+ */
+static void siw_tx_recheck(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(to_delayed_work(work), struct siw_qp,
+					 tx.recheck);
+
+	siw_tx_schedule(qp);
+}
+
 static void siw_tx_run(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 	int err;
 
 	lockdep_assert_held(&tx->mutex);
+	tx->sqe_taken = false;
 	while (test_and_clear_bit(SIW_TX_PENDING, &tx->flags)) {
 		do {
 			err = siw_tx_step(qp);
@@ -689,6 +711,8 @@ static void siw_tx_run(struct siw_qp *qp)
 			return;
 		}
 	}
+	if (tx->sqe_taken && qp->user && tx->sock)
+		queue_delayed_work(siw_tx_wq, &tx->recheck, 1);
 }
 
 static void siw_tx_work(struct work_struct *work)
@@ -757,6 +781,7 @@ int siw_engine_init(struct siw_qp *qp)
 
 	mutex_init(&tx->mutex);
 	INIT_WORK(&tx->work, siw_tx_work);
+	INIT_DELAYED_WORK(&tx->recheck, siw_tx_recheck);
 	spin_lock_init(&tx->term_lock);
 	spin_lock_init(&tx->sent_lock);
 	spin_lock_init(&tx->irq_lock);
@@ -767,6 +792,7 @@ int siw_engine_init(struct siw_qp *qp)
 
 void siw_engine_free(struct siw_qp *qp)
 {
+	cancel_delayed_work_sync(&qp->tx.recheck);
 	cancel_work_sync(&qp->tx.work);
 	kvfree(qp->tx.sent);
 	qp->tx.sent = NULL;
@@ -843,6 +869,7 @@ void siw_engine_detach(struct siw_qp *qp)
 	mutex_lock(&tx->mutex);
 	WRITE_ONCE(tx->sock, NULL);
 	mutex_unlock(&tx->mutex);
+	cancel_delayed_work_sync(&tx->recheck);
 	cancel_work_sync(&tx->work);
 
 	mutex_lock(&tx->mutex);
