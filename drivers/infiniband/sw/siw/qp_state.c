@@ -327,6 +327,13 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	spin_lock_irqsave(&qp->state_lock, flags);
 	cur = qp->state;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	/*
+	 * librdmacm's rdma_disconnect() moves an iWARP QP to SQD itself,
+	 * also when the peer closed first and the QP is in ERR (or SQE):
+	 * the connection is gone already, which is what was asked.
+	 */
+	if (next == IB_QPS_SQD && (cur == IB_QPS_ERR || cur == IB_QPS_SQE))
+		next = cur;
 	err = siw_qp_check_move(qp, attr, mask, cur, next);
 	if (!err) {
 		siw_qp_set_attrs(qp, attr, mask);
