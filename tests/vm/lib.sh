@@ -104,3 +104,190 @@ on() {
 	shift
 	ip netns exec "$h" "$@"
 }
+
+# ---------------------------------------------------------------------------
+# Traffic tests: two hosts with one RDMA device each.
+#
+# SIW_TEST_TYPE is the RDMA link type the traffic tests (2xx) put on both
+# hosts: "siw" (ours, the default) or "linux_siw" (Linux's own siw, built by
+# tools/linux-siw/build into build/linux-siw/siw_linux.ko). tools/testing/vm/run
+# passes every SIW_TEST_* variable of its caller into the guest, so
+#     SIW_TEST_TYPE=linux_siw tools/testing/vm/run tests/vm/200-rping.sh
+# points a traffic test at Linux's siw.
+SIW_TEST_TYPE=${SIW_TEST_TYPE:-siw}
+LINUX_SIW_KO=${SIW_BUILD:-${SIW_SRC:-.}/build}/linux-siw/siw_linux.ko
+
+# Loaded module of a link type ("siw" -> siw, "linux_siw" -> siw_linux).
+link_type_module() {
+	case $1 in
+	siw) echo siw ;;
+	linux_siw) echo siw_linux ;;
+	*) fail "unknown link type '$1' (siw or linux_siw)" ;;
+	esac
+}
+
+# link_type_load TYPE: load what "rdma link add ... type TYPE" needs.
+# siw_linux.ko is not in the guest's depmod index, so it is insmod'ed.
+link_type_load() {
+	case $1 in
+	siw) siw_load ;;
+	linux_siw)
+		rdma_core_load
+		grep -q '^siw_linux ' /proc/modules && return 0
+		[[ -f $LINUX_SIW_KO ]] ||
+			fail "$LINUX_SIW_KO missing: build it with tools/linux-siw/build"
+		insmod "$LINUX_SIW_KO" || fail "insmod $LINUX_SIW_KO failed"
+		;;
+	*) link_type_module "$1" ;;
+	esac
+}
+
+# link_type_unload TYPE: rmmod the module of TYPE (with siw's leak check).
+link_type_unload() {
+	case $1 in
+	siw) siw_unload ;;
+	*)
+		local m
+		m=$(link_type_module "$1")
+		if grep -q "^$m " /proc/modules; then
+			rmmod "$m" || fail "rmmod $m failed"
+		fi
+		;;
+	esac
+}
+
+port_active() {
+	[[ $(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null) == *ACTIVE* ]]
+}
+
+# siw_pair TYPE_A TYPE_B: hosts (network namespaces) "a" and "b" joined by
+# one veth pair (v-a 10.99.1.1 in a, v-b 10.99.1.2 in b, see host_link), an
+# RDMA link of TYPE_A on v-a and one of TYPE_B on v-b, both ports ACTIVE.
+# Sets and exports DEV_A, DEV_B (device names), IP_A, IP_B, TYPE_A, TYPE_B.
+# RDMA devices are visible in every namespace (shared mode); rdma_cm picks
+# the device from the route, so a tool run "on a" uses DEV_A. Undo with
+# siw_pair_down. An EXIT trap stops servers left by a failing test.
+siw_pair() {
+	TYPE_A=$1 TYPE_B=$2
+	link_type_load "$TYPE_A"
+	link_type_load "$TYPE_B"
+	DEV_A=$(pair_dev_name "$TYPE_A" a)
+	DEV_B=$(pair_dev_name "$TYPE_B" b)
+	IP_A=10.99.1.1 IP_B=10.99.1.2
+	export TYPE_A TYPE_B DEV_A DEV_B IP_A IP_B
+	host_add a
+	host_add b
+	host_link a b 10.99.1
+	on a rdma link add "$DEV_A" type "$TYPE_A" netdev v-a ||
+		fail "rdma link add $DEV_A type $TYPE_A failed"
+	on b rdma link add "$DEV_B" type "$TYPE_B" netdev v-b ||
+		fail "rdma link add $DEV_B type $TYPE_B failed"
+	wait_for 20 port_active "$DEV_A"
+	wait_for 20 port_active "$DEV_B"
+	trap srv_stop_all EXIT
+	echo "pair: a $DEV_A ($TYPE_A) $IP_A <-> b $DEV_B ($TYPE_B) $IP_B"
+}
+
+# Device name for TYPE on host H: siw_a, lsiw_b, ...
+pair_dev_name() {
+	case $1 in
+	siw) echo "siw_$2" ;;
+	linux_siw) echo "lsiw_$2" ;;
+	*) link_type_module "$1" ;;
+	esac
+}
+
+# siw_pair_down: stop servers, delete both links and hosts, unload the
+# modules (siw_unload checks for leaks).
+siw_pair_down() {
+	srv_stop_all
+	rdma link delete "$DEV_A" 2>/dev/null || true
+	rdma link delete "$DEV_B" 2>/dev/null || true
+	ip netns del a 2>/dev/null || true
+	ip netns del b 2>/dev/null || true
+	wait_for 20 bash -c "! [[ -e /sys/class/infiniband/$DEV_A || -e /sys/class/infiniband/$DEV_B ]]"
+	link_type_unload "$TYPE_A"
+	[[ $TYPE_B == "$TYPE_A" ]] || link_type_unload "$TYPE_B"
+}
+
+# siw_param NAME VALUE: set a runtime parameter of our siw and read it back.
+siw_param() {
+	local f=/sys/module/siw/parameters/$1
+	[[ -w $f ]] || fail "siw has no writable parameter $1"
+	echo "$2" >"$f" || fail "cannot set siw $1=$2"
+	[[ $(<"$f") == "$2" ]] || fail "siw $1 reads $(<"$f") after writing $2"
+}
+
+# Timing: now_ms, and timed CMD... which runs CMD, prints how long it took
+# and returns CMD's status.
+now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
+
+timed() {
+	local t0 rc=0 ms
+	t0=$(now_ms)
+	"$@" || rc=$?
+	ms=$(($(now_ms) - t0))
+	printf '   took %d.%01ds (exit %d): %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$rc" "$*"
+	return "$rc"
+}
+
+# Servers and clients. Every one is bounded by timeout(1) (TERM after the
+# limit, KILL 5 s later) and runs in a host's namespace; output goes to a
+# log file that the test inspects.
+#
+# srv_start HOST SECS LOG CMD...: start a server in the background; sets
+# SRV_PID. srv_wait PID: its exit status (0 or the failing one).
+SRV_PIDS=()
+srv_start() {
+	local h=$1 secs=$2 log=$3
+	shift 3
+	on "$h" timeout -k 5 "$secs" "$@" >"$log" 2>&1 &
+	SRV_PID=$!
+	SRV_PIDS+=("$SRV_PID")
+}
+
+srv_wait() {
+	local rc=0
+	wait "$1" || rc=$?
+	return "$rc"
+}
+
+# srv_stop_all: kill every server this test started that is still running.
+srv_stop_all() {
+	local p
+	for p in "${SRV_PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null || continue
+		pkill -TERM -P "$p" 2>/dev/null || true
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	SRV_PIDS=()
+}
+
+# run_client HOST SECS LOG CMD...: run a client in the foreground; returns
+# its exit status (124 when timeout(1) had to stop it).
+run_client() {
+	local h=$1 secs=$2 log=$3
+	shift 3
+	on "$h" timeout -k 5 "$secs" "$@" >"$log" 2>&1
+}
+
+# wait_listen HOST PORT PID: wait (up to 30 s) until a TCP listener on PORT
+# exists in HOST: iWARP listens on a real TCP socket of the host. Fails at
+# once if the server PID exits first.
+wait_listen() {
+	local h=$1 port=$2 pid=$3 end=$((SECONDS + 30))
+	until [[ -n $(on "$h" ss -Hltn "sport = :$port" 2>/dev/null) ]]; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
+# show_log LOG [LINES]: print the tail of a log, indented.
+show_log() {
+	tail -n "${2:-20}" "$1" | sed 's/^/   | /'
+}

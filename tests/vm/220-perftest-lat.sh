@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# timeout: 420
+#
+# perftest latency over rdma_cm (-R -F): ib_send_lat, ib_write_lat and
+# ib_read_lat at 2 B, 4 KiB and 64 KiB, server in B and client in A. Every
+# run must exit 0 on both sides and the client must report the size with
+# all iterations done and finite, positive latencies (or, when perftest's
+# clock calibration failed under TCG, "inf" with its warning: see
+# perf_check_lat). Timing under TCG is noisy: figures are printed, never
+# compared.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/traffic.sh"
+
+iters=${SIW_TEST_LAT_ITERS:-200}
+sizes=(2 4096 65536)
+
+siw_pair "$SIW_TEST_TYPE" "$SIW_TEST_TYPE"
+
+for tool in ib_send_lat ib_write_lat ib_read_lat; do
+	for size in "${sizes[@]}"; do
+		step "$tool -s $size -n $iters"
+		timed perf_run "$tool" b -s "$size" -n "$iters" ||
+			fail "$tool $size B"
+		perf_check_lat "$TLOG/$PERF_NAME.cli" "$size" "$iters" ||
+			fail "$tool $size B: client report"
+	done
+done
+
+step "teardown"
+siw_pair_down
+echo PASS

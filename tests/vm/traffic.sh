@@ -1,0 +1,338 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# Sourced, after tests/vm/lib.sh, by the traffic tests (tests/vm/2xx-*.sh).
+# Drivers for rdma_cm tools between the two hosts of siw_pair: each run
+# starts the server in one host, waits until it listens, runs the client in
+# the other host, checks both exit statuses and output, and stops the
+# server. Every process is bounded by timeout(1). Logs are kept under
+# /var/tmp/traffic/ and the tail is printed when a run fails.
+
+# In the job directory when there is one: the runner keeps it (--out) for
+# a look after a failure.
+if [[ -n ${VM_JOB:-} && -w ${VM_JOB:-} ]]; then
+	TLOG=$VM_JOB/traffic
+else
+	TLOG=/var/tmp/traffic
+fi
+mkdir -p "$TLOG"
+
+# Each connection gets its own TCP port: no listener or TIME_WAIT left
+# from an earlier run can interfere.
+TPORT=${TPORT:-20000}
+next_port() { TPORT=$((TPORT + 1)); }
+
+# Device and address of host a or b.
+host_dev() { if [[ $1 == a ]]; then echo "$DEV_A"; else echo "$DEV_B"; fi; }
+host_ip() { if [[ $1 == a ]]; then echo "$IP_A"; else echo "$IP_B"; fi; }
+other_host() { if [[ $1 == a ]]; then echo b; else echo a; fi; }
+
+# watch_client HOST SECS LOG PATTERN CMD...: like run_client, but a client
+# that printed a line matching PATTERN (its own report of a fatal error)
+# and has not exited 2 s later is stopped and counted as failed: rping
+# hangs forever after "rdma_connect: Connection refused", and a refused
+# connection must fail the test at once, not after the timeout.
+watch_client() {
+	local h=$1 secs=$2 log=$3 pat=$4 pid rc=0 grace=0
+	shift 4
+	on "$h" timeout -k 5 "$secs" "$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -Eq "$pat" "$log"; then
+			grace=$((grace + 1))
+			if ((grace > 10)); then
+				pkill -TERM -P "$pid" 2>/dev/null || true
+				kill "$pid" 2>/dev/null || true
+				wait "$pid" 2>/dev/null || true
+				echo "[test: stopped after it reported an error and hung]" >>"$log"
+				return 1
+			fi
+		fi
+		sleep 0.2
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# client_server NAME SRV_HOST SECS SRV_CMD -- CLI_CMD: one run of a tool.
+# SRV_CMD must listen on $TPORT (call next_port first). Returns 0 when the
+# server listened and both ends exited 0; logs: $TLOG/NAME.{srv,cli}, exit
+# statuses in CS_CLI_RC and CS_SRV_RC (-1: not run). QUIET=1 prints no
+# logs on failure (for runs expected to fail). CLIENT_WATCH (an ERE) makes
+# the client run under watch_client.
+CLIENT_WATCH='' QUIET=''
+client_server() {
+	local name=$1 sh=$2 secs=$3 ch srv=() rc=0 src=0
+	CS_CLI_RC=-1 CS_SRV_RC=-1
+	shift 3
+	ch=$(other_host "$sh")
+	while (($#)) && [[ $1 != -- ]]; do
+		srv+=("$1")
+		shift
+	done
+	shift
+	srv_start "$sh" "$secs" "$TLOG/$name.srv" "${srv[@]}"
+	if ! wait_listen "$sh" "$TPORT" "$SRV_PID"; then
+		echo "   $name: server in $sh is not listening on port $TPORT"
+		srv_stop_all
+		show_log "$TLOG/$name.srv"
+		return 1
+	fi
+	if [[ -n $CLIENT_WATCH ]]; then
+		watch_client "$ch" "$secs" "$TLOG/$name.cli" "$CLIENT_WATCH" "$@" || rc=$?
+	else
+		run_client "$ch" "$secs" "$TLOG/$name.cli" "$@" || rc=$?
+	fi
+	# After a failed client the server may wait forever: give it a
+	# second, then stop it (reported as exit 143).
+	((rc == 0)) || ! kill -0 "$SRV_PID" 2>/dev/null || sleep 1
+	if ((rc != 0)) && kill -0 "$SRV_PID" 2>/dev/null; then
+		srv_stop_all
+		src=143
+	else
+		srv_wait "$SRV_PID" || src=$?
+	fi
+	# shellcheck disable=SC2034 # lib.sh's list; CS_*: read by the tests
+	SRV_PIDS=() CS_CLI_RC=$rc CS_SRV_RC=$src
+	if ((rc != 0 || src != 0)); then
+		[[ -z $QUIET ]] || return 1
+		echo "   $name: client (in $ch) exit $rc, server (in $sh) exit $src"
+		echo "   client: $*"
+		show_log "$TLOG/$name.cli"
+		echo "   server: ${srv[*]}"
+		show_log "$TLOG/$name.srv"
+		return 1
+	fi
+}
+
+# --- rping ------------------------------------------------------------------
+
+# Smallest -S that this rping accepts (it says "valid range is N to M").
+rping_min_size() {
+	local out
+	out=$(rping -c -a 127.0.0.1 -S 1 -C 1 2>&1) || true
+	sed -n 's/.*valid range is \([0-9]*\) to.*/\1/p' <<<"$out"
+}
+
+# rping_run SRV_HOST SIZE COUNT: rping server (-V, verify) in SRV_HOST,
+# client in the other host, COUNT pings of SIZE bytes. Never with -v:
+# its output is the ping data.
+rping_run() {
+	local sh=$1 size=$2 count=$3 ip name
+	ip=$(host_ip "$sh")
+	next_port
+	name=rping-$sh-$size-$TPORT
+	CLIENT_WATCH='connect error|rdma_connect:|cma event RDMA_CM_EVENT_(REJECTED|CONNECT_ERROR|UNREACHABLE|ADDR_ERROR|ROUTE_ERROR)' \
+		client_server "$name" "$sh" "${RPING_SECS:-180}" \
+		rping -s -V -a "$ip" -p "$TPORT" -S "$size" -C "$count" -- \
+		rping -c -V -a "$ip" -p "$TPORT" -S "$size" -C "$count" || return 1
+	# -V makes a mismatch an error exit; still refuse any error report.
+	# A client whose connection ends early says "wait for <state>" and
+	# may still exit 0 (seen: "wait for RDMA_WRITE_ADV state 10"); the
+	# server ends every good run with "wait for RDMA_READ_ADV state 10".
+	if grep -Eiq 'mismatch|error|fail' "$TLOG/$name.cli" "$TLOG/$name.srv" ||
+		grep -q 'wait for' "$TLOG/$name.cli"; then
+		echo "   $name: error reported although both exited 0"
+		show_log "$TLOG/$name.cli"
+		show_log "$TLOG/$name.srv"
+		return 1
+	fi
+}
+
+# --- perftest ---------------------------------------------------------------
+
+# perf_run TOOL SRV_HOST ARGS...: TOOL (ib_send_bw, ib_read_lat, ...) with
+# -R (rdma_cm; iWARP needs it) and -F (TCG's clock is not steady) as server
+# in SRV_HOST and client in the other host, each on its own device.
+# The client's log is $TLOG/$PERF_NAME.cli, the server's .srv. Besides
+# both exit statuses, perftest's report of a failed rdma_disconnect()
+# ("Failed to disconnect RDMA CM connection", which it does not count as
+# an error) fails the run: Linux's siw never gives it.
+# The server listens on the wildcard address (perftest 6.06 ignores
+# --source_ip there), so rdma_cm listens on every RDMA device, the other
+# host's too.
+perf_run() {
+	local tool=$1 sh=$2 ch
+	shift 2
+	ch=$(other_host "$sh")
+	next_port
+	PERF_NAME=$tool-$sh-$TPORT
+	CLIENT_WATCH='' client_server "$PERF_NAME" "$sh" "${PERF_SECS:-120}" \
+		"$tool" -R -F -d "$(host_dev "$sh")" -p "$TPORT" "$@" -- \
+		"$tool" -R -F -d "$(host_dev "$ch")" -p "$TPORT" "$@" "$(host_ip "$sh")" ||
+		return 1
+	if grep -q 'Failed to disconnect' "$TLOG/$PERF_NAME.cli" "$TLOG/$PERF_NAME.srv"; then
+		echo "   $PERF_NAME: exit 0, but rdma_disconnect() failed:"
+		grep -A1 'Failed to disconnect' "$TLOG/$PERF_NAME.cli" \
+			"$TLOG/$PERF_NAME.srv" | sed "s@^$TLOG/@   | @"
+		return 1
+	fi
+}
+
+# perf_bw_rows LOG: the result rows of a perftest BW report:
+# "bytes iterations bw_peak bw_avg msgrate".
+perf_bw_rows() {
+	awk '/#bytes.*BW average/ { on = 1; next }
+	     on && /^ *[0-9]+ +[0-9]+ / { print $1, $2, $3 + 0, $4 + 0, $5 + 0; next }
+	     on && /^-+$/ { on = 0 }' "$1"
+}
+
+# perf_check_bw LOG SIZE...: LOG (client or server) has exactly one row per
+# SIZE, in order, each with a positive message rate or bandwidth (the rate
+# rounds to 0 Mpps for big messages at TCG speed) and, from 1 KiB up, a
+# positive average bandwidth (tiny messages at few iterations round to
+# 0.00 MB/s even when all went well). Rows of all zeros pass only as many
+# times as perftest said its clock calibration failed (see perf_check_lat).
+perf_check_bw() {
+	local log=$1 rows bytes iters peak avg rate want n=0 nocal=0 zero=0
+	shift
+	# perftest calibrates its clock for each row; each failure prints
+	# this warning and zeroes that row.
+	nocal=$(grep -c 'Correlation coefficient' "$log") || true
+	rows=$(perf_bw_rows "$log")
+	[[ -n $rows ]] || { echo "   no result rows in $log"; show_log "$log"; return 1; }
+	while read -r bytes iters peak avg rate; do
+		want=${1:-}
+		if [[ -z $want || $bytes != "$want" ]]; then
+			echo "   $log: row for $bytes bytes, expected ${want:-no more rows}"
+			return 1
+		fi
+		shift
+		n=$((n + 1))
+		if awk -v r="$rate" -v a="$avg" -v b="$bytes" -v i="$iters" \
+			'BEGIN { exit !(i > 0 && (r > 0 || a > 0) && (b < 1024 || a > 0)) }'; then
+			continue
+		fi
+		# See perf_check_lat: no clock, no figures (all zero).
+		if ((zero < nocal)) && awk -v r="$rate" -v a="$avg" -v p="$peak" -v i="$iters" \
+			'BEGIN { exit !(i > 0 && r == 0 && a == 0 && p == 0) }'; then
+			zero=$((zero + 1))
+			continue
+		fi
+		echo "   $log: bad row: $bytes $iters $peak $avg $rate"
+		return 1
+	done <<<"$rows"
+	if (($#)); then
+		echo "   $log: rows end after $n sizes; missing: $*"
+		return 1
+	fi
+	echo -n "   $(basename "$log"): $n sizes ok, avg MB/s at $(tail -n1 <<<"$rows" | cut -d' ' -f1) B: $(tail -n1 <<<"$rows" | cut -d' ' -f4)"
+	((zero == 0)) && echo || echo " ($zero rows without figures: perftest's clock calibration failed under TCG)"
+}
+
+# Sizes of perftest -a: 2 B to 8 MiB (perftest 6.06 runs 2^1 .. 2^23).
+perf_all_sizes() {
+	local s
+	for ((s = 2; s <= 8388608; s *= 2)); do echo "$s"; done
+}
+
+# perf_check_lat LOG SIZE ITERS: the latency row for SIZE counts ITERS
+# iterations and has finite, positive t_min and t_avg. One exception:
+# perftest times with the TSC and calibrates it against gettimeofday; under
+# TCG that calibration sometimes fails ("Correlation coefficient r^2 < 0.9",
+# even with -F) and every figure prints as inf. The run itself passed (both
+# sides exited 0 after ITERS round trips), so that row is accepted with a
+# note. (A send_lat server always prints inf: only the client is checked.)
+perf_check_lat() {
+	local log=$1 size=$2 iters=$3 row tmin tavg
+	row=$(awk -v s="$size" '/#bytes/ { on = 1; next }
+		on && $1 == s { print; exit }' "$log")
+	read -r _ _ tmin _ _ tavg _ <<<"$row"
+	if [[ -n $row ]] && awk -v r="$row" -v n="$iters" 'BEGIN {
+		split(r, f, " ")
+		exit !(f[2] == n && f[3] ~ /^[0-9.]+$/ && f[3] > 0 &&
+		       f[6] ~ /^[0-9.]+$/ && f[6] > 0)
+	}'; then
+		echo "   $(basename "$log"): $size B t_min ${tmin} us, t_avg ${tavg} us"
+	elif [[ -n $row && $(awk '{ print $2 }' <<<"$row") == "$iters" &&
+		$tmin == inf ]] && grep -q 'Correlation coefficient' "$log"; then
+		echo "   $(basename "$log"): $size B: no timing (perftest's clock calibration failed under TCG)"
+	else
+		echo "   $log: no sane latency row for $size bytes, $iters iterations: '$row'"
+		show_log "$log"
+		return 1
+	fi
+}
+
+# --- MPA negotiation on the wire ---------------------------------------------
+
+# mpa_capture_start: record every MPA Request/Reply frame that crosses
+# v-a (so every connection of the pair) until mpa_capture_stop. The BPF
+# filter keeps only TCP segments whose payload starts with "MPA ", so the
+# capture stays tiny however much traffic runs. mpa_seen PORT then tells
+# what the connection(s) to server port PORT negotiated.
+MPA_PCAP=$TLOG/mpa.pcap
+mpa_capture_start() {
+	local t0
+	t0=$(now_ms)
+	rm -f "$MPA_PCAP"
+	on a dumpcap -q -P -i v-a -s 128 -w "$MPA_PCAP" \
+		-f 'tcp[((tcp[12:1] & 0xf0) >> 2):4] = 0x4d504120' \
+		>"$TLOG/dumpcap.log" 2>&1 &
+	MPA_CAP_PID=$!
+	# dumpcap writes the file header once it captures.
+	wait_for 30 test -s "$MPA_PCAP"
+	echo "   capturing MPA frames on v-a (ready after $(($(now_ms) - t0)) ms)"
+}
+
+mpa_capture_stop() {
+	[[ -n ${MPA_CAP_PID:-} ]] || return 0
+	pkill -INT -P "$MPA_CAP_PID" 2>/dev/null || true
+	kill -INT "$MPA_CAP_PID" 2>/dev/null || true
+	wait "$MPA_CAP_PID" 2>/dev/null || true
+	MPA_CAP_PID=
+}
+
+# mpa_seen PORT: the MPA frames of connections to server port PORT, one
+# line each in capture order: "req|rep rev=R crc=C reject=J". Reads the
+# classic pcap file that dumpcap -P writes (Ethernet, IPv4, TCP).
+mpa_seen() {
+	/usr/bin/python3 - "$MPA_PCAP" "$1" <<'PY'
+import struct, sys
+path, port = sys.argv[1], int(sys.argv[2])
+data = open(path, "rb").read()
+magic = struct.unpack_from("<I", data, 0)[0]
+end = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+off = 24
+while off + 16 <= len(data):
+    incl = struct.unpack_from(end + "I", data, off + 8)[0]
+    pkt = data[off + 16:off + 16 + incl]
+    off += 16 + incl
+    if len(pkt) < 34 or pkt[12:14] != b"\x08\x00":
+        continue
+    ip = pkt[14:]
+    tcp = ip[(ip[0] & 0x0f) * 4:]
+    if ip[9] != 6 or len(tcp) < 20:
+        continue
+    sport, dport = struct.unpack_from(">HH", tcp, 0)
+    pl = tcp[(tcp[12] >> 4) * 4:]
+    if len(pl) < 18 or not pl.startswith(b"MPA ID Re"):
+        continue
+    kind = pl[7:10].decode()
+    if (kind == "Req" and dport != port) or (kind == "Rep" and sport != port):
+        continue
+    flags = pl[16]
+    print("%s rev=%d crc=%d reject=%d" % (kind.lower(), pl[17],
+          1 if flags & 0x40 else 0, 1 if flags & 0x20 else 0))
+PY
+}
+
+# mpa_expect PORT REQ REP: the first request and reply to PORT were
+# "rev=R crc=C" as given (reply "rev=R crc=C reject=1" for a refusal).
+# dumpcap flushes its file in its own time: wait up to 10 s for both.
+mpa_expect() {
+	local port=$1 want_req=$2 want_rep=$3 seen req rep end=$((SECONDS + 10))
+	while :; do
+		seen=$(mpa_seen "$port")
+		req=$(grep -m1 '^req ' <<<"$seen" | cut -d' ' -f2-) || true
+		rep=$(grep -m1 '^rep ' <<<"$seen" | cut -d' ' -f2-) || true
+		[[ -n $req && -n $rep ]] && break
+		((SECONDS < end)) || break
+		sleep 0.5
+	done
+	echo "   MPA to port $port: request ${req:-none}, reply ${rep:-none}"
+	[[ $req == "$want_req reject=0" ]] ||
+		{ echo "   expected request $want_req"; return 1; }
+	[[ $rep == "$want_rep" || $rep == "$want_rep reject=0" ]] ||
+		{ echo "   expected reply $want_rep"; return 1; }
+}
