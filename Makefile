@@ -19,7 +19,7 @@ KSRC := $(BUILD)/linux-source
 export KVER
 
 .PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
-	demo checkpatch sparse fuzz-smoke fuzz-long style
+	demo checkpatch sparse fuzz-smoke fuzz-long style perf
 
 all: modules
 
@@ -67,6 +67,11 @@ check:
 
 vm-tests: modules
 	tests/run --vm-only
+
+# Benchmark, our siw against Linux's in one guest (Documentation/testing.md);
+# options through PERF_ARGS, e.g. make perf PERF_ARGS="--only linux".
+perf: modules
+	tests/perf/run $(PERF_ARGS)
 
 demo: deps modules
 	tools/testing/vm/run --timeout 300 tools/demo.sh
