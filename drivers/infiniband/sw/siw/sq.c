@@ -150,14 +150,25 @@ void siw_sq_flush(struct siw_qp *qp)
 	spin_unlock_irqrestore(&sq->lock, flags);
 }
 
+/*
+ * Two parties may kick at once: modify_qp storing RTS and the CM storing
+ * the socket (siw_qpc_done). Each stores, then loads what the other
+ * stored; the barrier makes sure at least one of them sees both.
+ */
 void siw_qp_sq_kick(struct siw_qp *qp)
 {
+	smp_mb();	/* pairs with the other kicker's, see above */
 	switch (siw_qp_state(qp)) {
 	case SIW_QP_ERROR:
 		siw_qp_flush(qp);
 		break;
 	case SIW_QP_RTS:
 		siw_tx_kick(qp);
+		break;
+	case SIW_QP_IDLE:
+		/* Connected without rdma_cm: RTR sends too, see tx.c. */
+		if (siw_qp_sends_in_rtr(qp))
+			siw_tx_kick(qp);
 		break;
 	default:
 		break;
@@ -310,15 +321,20 @@ static int siw_sq_post(struct siw_qp *qp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&sq->lock, flags);
 	/* In ERROR the WRs go in anyway, to be flushed below. */
 	switch (siw_qp_state(qp)) {
+	case SIW_QP_IDLE:
+		if (!siw_qp_sends_in_rtr(qp))
+			err = -EINVAL;
+		break;
 	case SIW_QP_RTS:
 	case SIW_QP_ERROR:
 		break;
 	default:
-		siw_qp_dbg(qp, "post_send in state %d refused\n",
-			   READ_ONCE(qp->state));
 		err = -EINVAL;
 		break;
 	}
+	if (err)
+		siw_qp_dbg(qp, "post_send in state %d refused\n",
+			   READ_ONCE(qp->state));
 	while (wr && !err) {
 		if (sq->put - sq->get >= sq->num) {
 			err = -ENOMEM;
