@@ -2,9 +2,8 @@
 /*
  * srq_limit DEVICE: SRQ creation, query, limit arming and modify errors.
  *
- * The SRQ limit event needs receives to be consumed, which takes traffic;
- * there is no traffic engine yet, so the event itself is left to a
- * kernel-side test. What userspace can check:
+ * Without traffic (the limit event when Sends consume receives is
+ * srq_limit_traffic.c's):
  * - creation grants at least what was asked and query_srq reads back
  *   max_wr, max_sge and srq_limit 0; creation beyond max_srq_wr or
  *   max_srq_sge fails;
