@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# timeout: 420
+#
+# A hostile iWARP peer against an rping server on our siw. The peer is
+# tests/vm/tools/iwarp_peer.py (python, stdlib sockets) in host A; the
+# server is one persistent rping (-P) in host B. Each case is one TCP
+# connection:
+#   FPDU cases (MPA exchange done, then one bad FPDU): unknown RDMAP
+#     opcode, DDP version 0 (untagged and tagged), RDMA Write to a bogus
+#     STag, Send with MSN 5 instead of 1, ULPDU_Length shorter than the
+#     header (two ways), and a wrong CRC with CRC negotiated (mpa_crc=2;
+#     a correct CRC is accepted first). The peer must receive a Terminate
+#     (QN 2, MSN 1) naming the RFC 5040/5041/5044 error class of the case,
+#     echoing our header where it includes one, then see the connection
+#     close; the kernel log must name the device, the QP, the peer's
+#     ip:port and the reason in words.
+#   Setup cases: garbage instead of an MPA request (closed, no reply), a
+#     request for markers (rejected with the R bit, closed), a peer that
+#     says nothing and one that stops in the middle of its request
+#     (mpa_timeout_ms=2000: closed after 2 s, within 5 s), the peer's own
+#     Terminate, and a reset in the middle of an FPDU (header; payload).
+# After every case no QP and no connection is left on B but the
+# listener. After all of them the same rping server still serves a real
+# client (rping -c -V; the server needs the client's -S: it reads that much
+# into a buffer of its own -S). A one-shot rping server (no -P) hit by a
+# bad FPDU must see the disconnection and exit by itself. The module
+# unloads without leaks.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/traffic.sh"
+
+[[ $SIW_TEST_TYPE == siw ]] || skip "tests our siw only (its log lines and parameters)"
+
+PEER=$(dirname "$(readlink -f "$0")")/tools/iwarp_peer.py
+PY=/usr/bin/python3
+
+# Resources of our QPs and connections on DEV (rdma res, shared mode).
+qp_count() { rdma res show qp 2>/dev/null | grep -c "^link $1/" || true; }
+conn_count() {
+	rdma res show cm_id 2>/dev/null | grep "^link $1/" | grep -vc ' state LISTEN ' || true
+}
+settled() { [[ $(qp_count "$1") == 0 && $(conn_count "$1") == 0 ]]; }
+
+# wait_settled DEV WHAT: within 20 s, no QP and no connection left on DEV.
+wait_settled() {
+	local end=$((SECONDS + 20))
+	until settled "$1"; do
+		if ((SECONDS >= end)); then
+			rdma res show qp | sed 's/^/   | /'
+			rdma res show cm_id | sed 's/^/   | /'
+			fail "$2: QPs or connections left on $1 after 20 s"
+		fi
+		sleep 0.2
+	done
+}
+
+# peer CASE PORT ARGS...: run the hostile peer in A against B:PORT (one
+# case, at most 40 s); its log is $TLOG/peer-CASE.log. Sets PEER_LOCAL
+# (the peer's ip:port as the server sees it).
+peer() {
+	local c=$1 port=$2 log=$TLOG/peer-$1.log rc=0
+	shift 2
+	run_client a 40 "$log" "$PY" "$PEER" --server "$IP_B" --port "$port" \
+		--case "$c" "$@" || rc=$?
+	sed 's/^/   | /' "$log"
+	PEER_LOCAL=$(sed -n 's/^local //p' "$log")
+	((rc == 0)) || fail "hostile peer, case $c: exit $rc"
+	[[ -n $PEER_LOCAL ]] || fail "case $c: the peer did not say its address"
+}
+
+# klog_expect WHAT ERE: a kernel log line matching ERE (after "siw: ").
+klog_expect() {
+	local line
+	line=$(dmesg | grep -E "siw: $2" | tail -n1) || true
+	[[ -n $line ]] || {
+		dmesg | grep 'siw' | tail -n 5 | sed 's/^/   | /'
+		fail "$1: no kernel log line matching '$2'"
+	}
+	echo "   log: ${line#*] }"
+}
+
+# ERE for the peer's address in a log line: dots escaped.
+re() { sed 's/[.[\]/\\&/g' <<<"$1"; }
+
+siw_pair siw siw
+siw_param mpa_timeout_ms 10000
+siw_param mpa_crc 1
+
+next_port
+SRV_PORT=$TPORT
+step "persistent rping server in b, port $SRV_PORT"
+srv_start b 380 "$TLOG/rping-persistent.srv" rping -s -P -V -a "$IP_B" -p "$SRV_PORT" -S 1000
+RPING_PID=$SRV_PID
+wait_listen b "$SRV_PORT" "$RPING_PID" || fail "rping -s -P does not listen"
+
+# Case, revision, words of the QP's log line (after "peer IP:PORT: ").
+fpdu_cases=(
+	"opcode 2 bad FPDU: unknown or unsupported RDMAP opcode; terminating \(RDMAP 0/2/0x06\)"
+	"ddp-version 1 bad FPDU: DDP version is not 1; terminating \(DDP 1/2/0x06\)"
+	"ddp-version-tagged 2 bad FPDU: DDP version is not 1; terminating \(DDP 1/1/0x04\)"
+	"bogus-stag 2 RDMA Write refused; terminating \(DDP 1/1/0x00\)"
+	"msn 2 Send out of sequence; terminating \(DDP 1/2/0x03\)"
+	"short 1 bad FPDU: MPA ULPDU length shorter than the DDP/RDMAP header; terminating \(MPA 2/0/0x03\)"
+	"short-untagged 2 bad FPDU: MPA ULPDU length shorter than the DDP/RDMAP header; terminating \(MPA 2/0/0x03\)"
+)
+for c in "${fpdu_cases[@]}"; do
+	read -r name rev words <<<"$c"
+	step "hostile peer: $name (MPA revision $rev)"
+	peer "$name" "$SRV_PORT" --rev "$rev" --expect-crc 0
+	klog_expect "$name" "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): $words"
+	wait_settled siw_b "$name"
+done
+
+step "hostile peer: crc (our mpa_crc=2)"
+siw_param mpa_crc 2
+peer crc "$SRV_PORT" --rev 2 --expect-crc 1
+siw_param mpa_crc 1
+klog_expect crc "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): bad FPDU: MPA CRC mismatch; terminating \(MPA 2/0/0x02\)"
+wait_settled siw_b crc
+
+# The listener's end of a connection in the log: "B:PORT -> A:PORT".
+conn_re() { echo "siw_b: connection $(re "$IP_B:$SRV_PORT") -> $(re "$PEER_LOCAL")"; }
+
+step "hostile peer: garbage instead of an MPA request"
+peer garbage "$SRV_PORT"
+klog_expect garbage "$(conn_re): bad MPA request: MPA key is not the expected request or reply key"
+
+step "hostile peer: asks for markers"
+peer markers "$SRV_PORT" --rev 1
+klog_expect markers "$(conn_re): MPA request not acceptable: peer requires MPA markers"
+
+step "hostile peer: says nothing (mpa_timeout_ms=2000)"
+siw_param mpa_timeout_ms 2000
+peer silent "$SRV_PORT" --close-min 1.5 --close-max 5
+klog_expect silent "$(conn_re): no MPA request within 2000 ms, closed"
+step "hostile peer: stops in the middle of its request (mpa_timeout_ms=2000)"
+peer stall-request "$SRV_PORT" --close-min 1.5 --close-max 5
+klog_expect stall-request "$(conn_re): no MPA request within 2000 ms, closed"
+siw_param mpa_timeout_ms 10000
+
+step "hostile peer: sends a Terminate of its own"
+peer peer-terminate "$SRV_PORT"
+klog_expect peer-terminate "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: RDMAP error \(RDMAP 0/2/0xff\)"
+wait_settled siw_b peer-terminate
+
+step "hostile peer: resets the connection in the middle of an FPDU header"
+peer abort-header "$SRV_PORT"
+wait_settled siw_b abort-header
+step "hostile peer: resets the connection in the middle of a Send's payload"
+peer abort-payload "$SRV_PORT"
+wait_settled siw_b abort-payload
+
+step "the persistent rping server survived and serves a real client"
+kill -0 "$RPING_PID" 2>/dev/null || { show_log "$TLOG/rping-persistent.srv"; fail "rping -s -P exited"; }
+run_client a 120 "$TLOG/rping-after.cli" rping -c -V -a "$IP_B" -p "$SRV_PORT" -C 20 -S 1000 ||
+	{ show_log "$TLOG/rping-after.cli"; fail "rping client after the hostile cases"; }
+if grep -Eiq 'error|fail|wait for' "$TLOG/rping-after.cli"; then
+	show_log "$TLOG/rping-after.cli"
+	fail "rping client after the hostile cases reported an error"
+fi
+echo "   20 pings of 1000 B verified"
+srv_stop_all
+wait_settled siw_b "persistent rping server stopped"
+wait_settled siw_a "persistent rping server stopped"
+
+step "a one-shot rping server (no -P) gives up by itself after a bad FPDU"
+next_port
+srv_start b 60 "$TLOG/rping-oneshot.srv" rping -s -a "$IP_B" -p "$TPORT" -C 1
+wait_listen b "$TPORT" "$SRV_PID" || fail "rping -s does not listen"
+peer msn "$TPORT" --rev 2
+t0=$SECONDS
+while kill -0 "$SRV_PID" 2>/dev/null && ((SECONDS - t0 < 30)); do sleep 0.2; done
+kill -0 "$SRV_PID" 2>/dev/null && { show_log "$TLOG/rping-oneshot.srv"; fail "rping -s still running 30 s after its connection was terminated"; }
+rc=0
+srv_wait "$SRV_PID" || rc=$?
+SRV_PIDS=()
+show_log "$TLOG/rping-oneshot.srv" 5
+# rping's exit status says nothing (0 after a failed connection, seen with
+# rdma-core 44): what counts is that it noticed by itself.
+((rc != 124 && rc != 137)) || fail "rping -s had to be stopped (exit $rc)"
+grep -q 'wait for RDMA_READ_ADV state 10' "$TLOG/rping-oneshot.srv" ||
+	fail "rping -s did not report the disconnection (state 10)"
+echo "   rping -s saw the disconnection and exited ($rc) within $((SECONDS - t0)) s"
+wait_settled siw_b "one-shot rping server"
+
+step "teardown"
+siw_pair_down
+echo PASS
