@@ -391,8 +391,8 @@ void check_flushed(const char *what, const struct ibv_wc *wc, int n,
 	}
 }
 
-bool wait_async_event(struct ibv_context *ctx, enum ibv_event_type type,
-		      int ms, struct ibv_async_event *ev)
+bool next_async_event(struct ibv_context *ctx, int ms,
+		      struct ibv_async_event *ev)
 {
 	int64_t end = now_ms() + ms;
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
@@ -412,10 +412,21 @@ bool wait_async_event(struct ibv_context *ctx, enum ibv_event_type type,
 		if (ibv_get_async_event(ctx, ev))
 			fail_err(errno, "ibv_get_async_event");
 		ibv_ack_async_event(ev);
+		return true;
+	}
+}
+
+bool wait_async_event(struct ibv_context *ctx, enum ibv_event_type type,
+		      int ms, struct ibv_async_event *ev)
+{
+	int64_t end = now_ms() + ms;
+
+	while (next_async_event(ctx, (int)(end - now_ms()), ev)) {
 		note("async event %s", ibv_event_type_str(ev->event_type));
 		if (ev->event_type == type)
 			return true;
 	}
+	return false;
 }
 
 size_t page_round(size_t len)

@@ -119,6 +119,9 @@ int collect_none(struct ibv_cq *cq, struct ibv_wc *wc, int max);
 void check_flushed(const char *what, const struct ibv_wc *wc, int n,
 		   uint64_t first_id, uint32_t qp_num, int opcode);
 
+/* The next async event within @ms (acknowledged), false on timeout. */
+bool next_async_event(struct ibv_context *ctx, int ms,
+		      struct ibv_async_event *ev);
 /*
  * Waits up to @ms for an async event of @type (other events are printed
  * and acknowledged). Returns true with *ev filled (already acknowledged).

@@ -158,34 +158,20 @@ static int64_t now_ms(void)
 static bool next_event(struct rig *r, int ms, enum ibv_event_type *type,
 		       struct ibv_srq **srq)
 {
-	struct pollfd pfd = { .fd = r->ctx->async_fd, .events = POLLIN };
 	int64_t end = now_ms() + ms;
 	struct ibv_async_event ev;
-	int left, n;
 
-	for (;;) {
-		left = (int)(end - now_ms());
-		if (left < 0)
-			return false;
-		n = poll(&pfd, 1, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			fail_err(errno, "poll(async_fd)");
-		if (n == 0)
-			return false;
-		if (ibv_get_async_event(r->ctx, &ev))
-			fail_err(errno, "ibv_get_async_event");
+	while (next_async_event(r->ctx, (int)(end - now_ms()), &ev)) {
 		*type = ev.event_type;
 		*srq = NULL;
 		if (*type == IBV_EVENT_SRQ_ERR ||
 		    *type == IBV_EVENT_SRQ_LIMIT_REACHED)
 			*srq = ev.element.srq;
-		ibv_ack_async_event(&ev);
 		if (!device_event(*type))
 			return true;
 		note("device event %s (ignored)", ibv_event_type_str(*type));
 	}
+	return false;
 }
 
 static void expect_no_event(struct rig *r, const char *when)
