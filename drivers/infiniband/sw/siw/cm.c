@@ -13,6 +13,8 @@
  * the I/O under the endpoint's mutex. Once CONNECTED, the socket's data
  * and write space upcalls go straight to the engine of the QP.
  *
+ * Listeners (cm_listen.c) create the passive endpoints.
+ *
  * iw_cm sees: one CONNECT_REPLY after connect(); CONNECT_REQUEST on the
  * listener; ESTABLISHED after accept(); DISCONNECT and CLOSE once a
  * connection that was up goes down. Addresses are the CM's mapped ones
@@ -21,19 +23,18 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <net/addrconf.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <rdma/iw_cm.h>
 
 #include "cm.h"
+#include "cm_cep.h"
 #include "engine.h"
 #include "qp.h"
 #include "qp_connect.h"
@@ -59,104 +60,16 @@ module_param(mpa_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms,
 		 "How long TCP connect plus MPA exchange may take (default 10000)");
 
+unsigned int siw_cm_mpa_timeout_ms(void)
+{
+	return READ_ONCE(mpa_timeout_ms);
+}
+
 /* How long a connection request may wait for accept or reject. */
 #define SIW_CM_REQUEST_TIMEOUT_MS	60000
-/* Addresses a wildcard listen binds to, per listener. */
-#define SIW_CM_MAX_LISTEN_ADDRS		16
 
-enum siw_cep_state {
-	SIW_CEP_CONNECTING,
-	SIW_CEP_AWAIT_REPLY,
-	SIW_CEP_AWAIT_REQUEST,
-	SIW_CEP_REQUESTED,
-	SIW_CEP_CONNECTED,
-	SIW_CEP_CLOSED,
-};
-
-/* Event bits. */
-enum {
-	SIW_CEP_EV_CONNECTED,	/* TCP connect done */
-	SIW_CEP_EV_DATA,	/* octets to read */
-	SIW_CEP_EV_HUP,		/* TCP closed or reset */
-	SIW_CEP_EV_TIMEOUT,
-	SIW_CEP_EV_CLOSE,	/* close gracefully (QP, engine) */
-	SIW_CEP_EV_ABORT,	/* close by abort */
-};
-
-struct siw_listener;
-
-struct siw_cep {
-	struct kref ref;
-	u32 id;				/* iw_cm's provider_data, passive */
-	struct siw_device *sdev;
-	struct work_struct work;
-	unsigned long events;
-	struct timer_list timer;
-
-	struct mutex mutex;		/* everything below */
-	enum siw_cep_state state;
-	bool put_alive;			/* closed: drop the table's reference */
-	struct socket *sock;
-	struct siw_qp *data_qp;		/* set: upcalls go to the engine */
-	struct siw_qp *qp;		/* referenced */
-	struct iw_cm_id *cm_id;		/* referenced (add_ref) */
-	struct siw_listener *listener;	/* passive, until accepted */
-	struct list_head lnode;
-	struct sockaddr_storage laddr;
-	struct sockaddr_storage raddr;
-
-	void (*sk_state_change)(struct sock *sk);
-	void (*sk_data_ready)(struct sock *sk);
-	void (*sk_write_space)(struct sock *sk);
-
-	/* MPA exchange */
-	struct siw_mpa_policy pol;
-	struct siw_mpa_info req;	/* ours (active) */
-	struct siw_mpa_info peer;	/* the peer's frame */
-	struct siw_mpa_result res;
-	enum siw_mpa_reason reason;
-	bool frame_done;		/* peer holds a whole frame */
-	u32 have;
-	u8 frame[SIW_MPA_MAX_FRAME];
-};
-
-/* A listening socket; a wildcard listen has one per address. */
-struct siw_lsock {
-	struct socket *sock;
-	struct siw_listener *l;
-	void (*sk_data_ready)(struct sock *sk);
-};
-
-struct siw_listener {
-	struct kref ref;
-	struct siw_device *sdev;	/* NULL for the QP connection one */
-	struct iw_cm_id *cm_id;		/* referenced until release */
-	bool qpc;			/* qp_connect.c's: no iw_cm */
-	struct work_struct accept_work;
-	spinlock_t lock;		/* ceps, closing */
-	struct list_head ceps;
-	bool closing;
-	u32 nr_lsock;
-	struct siw_lsock lsock[SIW_CM_MAX_LISTEN_ADDRS];
-};
-
-static struct workqueue_struct *siw_cm_wq;
+struct workqueue_struct *siw_cm_wq;
 static DEFINE_XARRAY_ALLOC1(siw_ceps);
-
-static void siw_listener_release(struct kref *ref);
-
-#define siw_cep_log(level, cep, fmt, ...) do {			\
-	const struct siw_cep *__cep = (cep);				\
-									\
-	siw_##level(__cep->sdev, "connection %pISpc -> %pISpc: " fmt,	\
-		    &__cep->laddr, &__cep->raddr, ##__VA_ARGS__);	\
-} while (0)
-
-static int siw_addr_len(const struct sockaddr_storage *a)
-{
-	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					  sizeof(struct sockaddr_in);
-}
 
 static void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord,
 			  bool p2p)
@@ -186,7 +99,7 @@ static void siw_cep_put(struct siw_cep *cep)
 	kref_put(&cep->ref, siw_cep_release);
 }
 
-static void siw_cep_event(struct siw_cep *cep, int ev)
+void siw_cep_event(struct siw_cep *cep, int ev)
 {
 	set_bit(ev, &cep->events);
 	kref_get(&cep->ref);
@@ -201,7 +114,7 @@ static void siw_cep_timeout(struct timer_list *t)
 	siw_cep_event(cep, SIW_CEP_EV_TIMEOUT);
 }
 
-static void siw_cep_arm(struct siw_cep *cep, unsigned int ms)
+void siw_cep_arm(struct siw_cep *cep, unsigned int ms)
 {
 	mod_timer(&cep->timer, jiffies + msecs_to_jiffies(ms));
 }
@@ -209,7 +122,7 @@ static void siw_cep_arm(struct siw_cep *cep, unsigned int ms)
 static void siw_cep_work(struct work_struct *work);
 
 /* A new endpoint; the table holds the reference returned. */
-static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
+struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 {
 	struct siw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 
@@ -240,7 +153,7 @@ static struct siw_cep *siw_cep_lookup(u32 id)
 	return cep;
 }
 
-static void siw_cep_unlock(struct siw_cep *cep)
+void siw_cep_unlock(struct siw_cep *cep)
 {
 	bool put = cep->put_alive;
 
@@ -306,7 +219,7 @@ static void siw_cep_sk_write_space(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock)
+void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
@@ -425,24 +338,11 @@ static void siw_cep_upcall(struct siw_cep *cep, struct iw_cm_id *id,
  * Closing.
  */
 
-static void siw_cep_unlink(struct siw_cep *cep)
-{
-	struct siw_listener *l = cep->listener;
-
-	if (!l)
-		return;
-	spin_lock_bh(&l->lock);
-	list_del_init(&cep->lnode);
-	spin_unlock_bh(&l->lock);
-	cep->listener = NULL;
-	kref_put(&l->ref, siw_listener_release);
-}
-
 /*
  * Close under cep->mutex. A connection that was up goes down with
  * DISCONNECT (@status) and CLOSE; before that nothing is reported here.
  */
-static void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
+void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 {
 	enum siw_cep_state prev = cep->state;
 	struct siw_qp *qp = cep->qp;
@@ -488,7 +388,7 @@ static void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 		siw_qp_put(qp);
 		cep->qp = NULL;
 	}
-	siw_cep_unlink(cep);
+	siw_listener_unlink(cep);
 	cep->put_alive = true;
 	if (prev == SIW_CEP_CONNECTED)
 		siw_cep_log(dbg, cep, "closed (%s)\n",
@@ -743,7 +643,7 @@ static int siw_cep_start(struct siw_device *sdev, struct siw_qp *qp,
 		id->add_ref(id);
 	}
 	cep->state = SIW_CEP_CONNECTING;
-	siw_cep_arm(cep, READ_ONCE(mpa_timeout_ms));
+	siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
 	err = kernel_connect(sock, (struct sockaddr *)raddr, siw_addr_len(raddr),
 			     O_NONBLOCK);
 	if (err && err != -EINPROGRESS) {
@@ -840,7 +740,7 @@ static void siw_cep_qpc_request(struct siw_cep *cep)
 		siw_cep_close(cep, false, 0);
 		return;
 	}
-	siw_cep_unlink(cep);
+	siw_listener_unlink(cep);
 	siw_qpc_done(qp, 0);
 	siw_cep_pull_rx(cep);
 }
@@ -848,7 +748,6 @@ static void siw_cep_qpc_request(struct siw_cep *cep)
 static void siw_cep_request_in(struct siw_cep *cep)
 {
 	struct siw_listener *l = cep->listener;
-	bool closing;
 	int rv;
 
 	rv = siw_cep_read_frame(cep, false);
@@ -876,20 +775,17 @@ static void siw_cep_request_in(struct siw_cep *cep)
 		siw_cep_close(cep, true, 0);
 		return;
 	}
-	spin_lock_bh(&l->lock);
-	closing = l->closing;
-	spin_unlock_bh(&l->lock);
-	if (closing) {
+	if (siw_listener_closing(l)) {
 		siw_cep_close(cep, false, 0);
 		return;
 	}
-	if (l->qpc) {
+	if (siw_listener_is_qpc(l)) {
 		siw_cep_qpc_request(cep);
 		return;
 	}
 	cep->state = SIW_CEP_REQUESTED;
 	siw_cep_arm(cep, SIW_CM_REQUEST_TIMEOUT_MS);
-	siw_cep_upcall(cep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0);
+	siw_cep_upcall(cep, siw_listener_cm_id(l), IW_CM_EVENT_CONNECT_REQUEST, 0);
 }
 
 static struct siw_cep *siw_cep_of(struct iw_cm_id *id)
@@ -940,7 +836,7 @@ static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		siw_cep_close(cep, false, 0);
 		goto out;
 	}
-	siw_cep_unlink(cep);
+	siw_listener_unlink(cep);
 	siw_cep_upcall(cep, id, IW_CM_EVENT_ESTABLISHED, 0);
 	siw_cep_pull_rx(cep);
 out:
@@ -978,12 +874,12 @@ static void siw_cep_on_timeout(struct siw_cep *cep)
 		siw_cep_log(err, cep, "%s timed out after %u ms\n",
 			    cep->state == SIW_CEP_CONNECTING ? "TCP connect" :
 			    "waiting for the MPA reply",
-			    READ_ONCE(mpa_timeout_ms));
+			    siw_cm_mpa_timeout_ms());
 		siw_cep_connect_failed(cep, -ETIMEDOUT);
 		break;
 	case SIW_CEP_AWAIT_REQUEST:
 		siw_cep_log(warn, cep, "no MPA request within %u ms, closed\n",
-			    READ_ONCE(mpa_timeout_ms));
+			    siw_cm_mpa_timeout_ms());
 		siw_cep_close(cep, false, 0);
 		break;
 	case SIW_CEP_REQUESTED:
@@ -1075,310 +971,6 @@ static void siw_cep_work(struct work_struct *work)
 	}
 	siw_cep_unlock(cep);
 	siw_cep_put(cep);
-}
-
-/* ------------------------------------------------------------------------
- * Listening.
- */
-
-static void siw_listener_release(struct kref *ref)
-{
-	struct siw_listener *l = container_of(ref, struct siw_listener, ref);
-
-	if (l->cm_id)
-		l->cm_id->rem_ref(l->cm_id);
-	kfree(l);
-}
-
-static void siw_lsock_data_ready(struct sock *sk)
-{
-	struct siw_lsock *ls;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	ls = sk->sk_user_data;
-	if (ls) {
-		kref_get(&ls->l->ref);
-		if (!queue_work(siw_cm_wq, &ls->l->accept_work))
-			kref_put(&ls->l->ref, siw_listener_release);
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
-{
-	struct siw_cep *cep = siw_cep_alloc(l->sdev);
-
-	if (!cep) {
-		sock_release(sock);
-		return;
-	}
-	mutex_lock(&cep->mutex);
-	kernel_getsockname(sock, (struct sockaddr *)&cep->laddr);
-	kernel_getpeername(sock, (struct sockaddr *)&cep->raddr);
-	cep->state = SIW_CEP_AWAIT_REQUEST;
-	siw_cep_sock_hook(cep, sock);
-
-	spin_lock_bh(&l->lock);
-	if (!l->closing) {
-		kref_get(&l->ref);
-		cep->listener = l;
-		list_add_tail(&cep->lnode, &l->ceps);
-	}
-	spin_unlock_bh(&l->lock);
-	if (!cep->listener) {
-		siw_cep_close(cep, false, 0);
-	} else {
-		siw_cep_arm(cep, READ_ONCE(mpa_timeout_ms));
-		siw_cep_event(cep, SIW_CEP_EV_DATA);
-	}
-	siw_cep_unlock(cep);
-}
-
-static void siw_listener_accept(struct work_struct *work)
-{
-	struct siw_listener *l = container_of(work, struct siw_listener,
-					      accept_work);
-	struct socket *sock;
-	u32 i;
-
-	for (i = 0; i < l->nr_lsock; i++) {
-		while (!READ_ONCE(l->closing) &&
-		       !kernel_accept(l->lsock[i].sock, &sock, O_NONBLOCK))
-			siw_listener_new_cep(l, sock);
-	}
-	kref_put(&l->ref, siw_listener_release);
-}
-
-static int siw_listener_add(struct siw_listener *l, struct net *net,
-			    const struct sockaddr_storage *addr, int backlog)
-{
-	struct siw_lsock *ls = &l->lsock[l->nr_lsock];
-	struct socket *sock;
-	struct sock *sk;
-	int err;
-
-	err = sock_create_kern(net, addr->ss_family, SOCK_STREAM, IPPROTO_TCP,
-			       &sock);
-	if (err)
-		return err;
-	sk = sock->sk;
-	sock_set_reuseaddr(sk);
-	if (addr->ss_family == AF_INET6)
-		ip6_sock_set_v6only(sk);
-	err = kernel_bind(sock, (struct sockaddr *)addr, siw_addr_len(addr));
-	if (!err)
-		err = kernel_listen(sock, backlog);
-	if (err) {
-		sock_release(sock);
-		return err;
-	}
-	ls->sock = sock;
-	ls->l = l;
-	write_lock_bh(&sk->sk_callback_lock);
-	ls->sk_data_ready = sk->sk_data_ready;
-	sk->sk_data_ready = siw_lsock_data_ready;
-	sk->sk_user_data = ls;
-	write_unlock_bh(&sk->sk_callback_lock);
-	l->nr_lsock++;
-	return 0;
-}
-
-static void siw_listener_stop(struct siw_listener *l)
-{
-	u32 i;
-
-	for (i = 0; i < l->nr_lsock; i++) {
-		struct sock *sk = l->lsock[i].sock->sk;
-
-		write_lock_bh(&sk->sk_callback_lock);
-		sk->sk_data_ready = l->lsock[i].sk_data_ready;
-		sk->sk_user_data = NULL;
-		write_unlock_bh(&sk->sk_callback_lock);
-		sock_release(l->lsock[i].sock);
-	}
-	l->nr_lsock = 0;
-}
-
-static bool siw_addr_any(const struct sockaddr_storage *a)
-{
-	if (a->ss_family == AF_INET6)
-		return ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
-	return ((struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
-}
-
-/*
- * The addresses of the device's netdev with @port, for a wildcard listen:
- * the device serves its own addresses only. IPv6 wildcards take IPv4 too.
- */
-static u32 siw_netdev_addrs(struct net_device *ndev, int family, __be16 port,
-			    struct sockaddr_storage *out, u32 max)
-{
-	struct inet6_dev *idev;
-	struct in_device *in;
-	struct inet6_ifaddr *ifp;
-	const struct in_ifaddr *ifa;
-	u32 n = 0;
-
-	rcu_read_lock();
-	in = __in_dev_get_rcu(ndev);
-	if (in) {
-		in_dev_for_each_ifa_rcu(ifa, in) {
-			struct sockaddr_in *s = (struct sockaddr_in *)&out[n];
-
-			if (n == max)
-				break;
-			memset(&out[n], 0, sizeof(out[n]));
-			s->sin_family = AF_INET;
-			s->sin_port = port;
-			s->sin_addr.s_addr = ifa->ifa_local;
-			n++;
-		}
-	}
-	rcu_read_unlock();
-
-	if (family != AF_INET6)
-		return n;
-	idev = in6_dev_get(ndev);
-	if (!idev)
-		return n;
-	read_lock_bh(&idev->lock);
-	list_for_each_entry(ifp, &idev->addr_list, if_list) {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&out[n];
-
-		if (n == max)
-			break;
-		memset(&out[n], 0, sizeof(out[n]));
-		s->sin6_family = AF_INET6;
-		s->sin6_port = port;
-		s->sin6_addr = ifp->addr;
-		if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
-			s->sin6_scope_id = ndev->ifindex;
-		n++;
-	}
-	read_unlock_bh(&idev->lock);
-	in6_dev_put(idev);
-	return n;
-}
-
-static struct siw_listener *siw_listener_alloc(struct siw_device *sdev)
-{
-	struct siw_listener *l = kzalloc(sizeof(*l), GFP_KERNEL);
-
-	if (!l)
-		return NULL;
-	kref_init(&l->ref);
-	l->sdev = sdev;
-	INIT_WORK(&l->accept_work, siw_listener_accept);
-	spin_lock_init(&l->lock);
-	INIT_LIST_HEAD(&l->ceps);
-	return l;
-}
-
-static int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
-{
-	struct siw_device *sdev = to_siw_device(id->device);
-	struct sockaddr_storage *addr = &id->m_local_addr;
-	struct net *net = dev_net(sdev->netdev);
-	struct sockaddr_storage *addrs;
-	struct siw_listener *l;
-	int err = 0;
-	u32 i, n;
-
-	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
-		return -EAFNOSUPPORT;
-	l = siw_listener_alloc(sdev);
-	addrs = kcalloc(SIW_CM_MAX_LISTEN_ADDRS, sizeof(*addrs), GFP_KERNEL);
-	if (!l || !addrs) {
-		kfree(l);
-		kfree(addrs);
-		return -ENOMEM;
-	}
-
-	if (siw_addr_any(addr)) {
-		n = siw_netdev_addrs(sdev->netdev, addr->ss_family,
-				     ((struct sockaddr_in *)addr)->sin_port,
-				     addrs, SIW_CM_MAX_LISTEN_ADDRS);
-	} else {
-		addrs[0] = *addr;
-		n = 1;
-	}
-	for (i = 0; i < n && !err; i++)
-		err = siw_listener_add(l, net, &addrs[i], backlog);
-	kfree(addrs);
-	if (err) {
-		siw_dbg(sdev, "listen on %pISpc failed: %d\n", addr, err);
-		siw_listener_stop(l);
-		kfree(l);
-		return err;
-	}
-	l->cm_id = id;
-	id->add_ref(id);
-	id->provider_data = l;
-	siw_dbg(sdev, "listening on %pISpc (%u sockets)\n", addr, l->nr_lsock);
-	return 0;
-}
-
-static void siw_listener_destroy(struct siw_listener *l)
-{
-	struct siw_cep *cep;
-
-	spin_lock_bh(&l->lock);
-	l->closing = true;
-	spin_unlock_bh(&l->lock);
-	siw_listener_stop(l);
-	if (cancel_work_sync(&l->accept_work))
-		kref_put(&l->ref, siw_listener_release);
-
-	/* Requests not yet reported go; reported ones wait for iw_cm. */
-	spin_lock_bh(&l->lock);
-	list_for_each_entry(cep, &l->ceps, lnode)
-		siw_cep_event(cep, SIW_CEP_EV_ABORT);
-	spin_unlock_bh(&l->lock);
-	kref_put(&l->ref, siw_listener_release);
-}
-
-static int siw_cm_destroy_listen(struct iw_cm_id *id)
-{
-	struct siw_listener *l = id->provider_data;
-
-	if (l) {
-		id->provider_data = NULL;
-		siw_listener_destroy(l);
-	}
-	return 0;
-}
-
-struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port)
-{
-	struct sockaddr_storage a = {};
-	struct siw_listener *l = siw_listener_alloc(NULL);
-	int err;
-
-	if (!l)
-		return ERR_PTR(-ENOMEM);
-	l->qpc = true;
-	((struct sockaddr_in *)&a)->sin_family = AF_INET;
-	((struct sockaddr_in *)&a)->sin_port = htons(port);
-	err = siw_listener_add(l, net, &a, SOMAXCONN);
-	if (!err && IS_ENABLED(CONFIG_IPV6)) {
-		memset(&a, 0, sizeof(a));
-		((struct sockaddr_in6 *)&a)->sin6_family = AF_INET6;
-		((struct sockaddr_in6 *)&a)->sin6_port = htons(port);
-		/* An IPv4-only namespace listens on IPv4 only. */
-		if (siw_listener_add(l, net, &a, SOMAXCONN))
-			pr_debug("no IPv6 listener for QP connections\n");
-	}
-	if (err) {
-		siw_listener_stop(l);
-		kfree(l);
-		return ERR_PTR(err);
-	}
-	return l;
-}
-
-void siw_cm_unlisten(struct siw_listener *l)
-{
-	siw_listener_destroy(l);
 }
 
 static void siw_cm_add_ref(struct ib_qp *base)

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Listening for iWARP connections: iw_cm's listens (a wildcard listen binds
+ * each address of the device's netdev, so that a listen serves its own
+ * device only) and qp_connect.c's per-namespace listener. Each accepted
+ * TCP connection becomes a passive endpoint (cm.c) that waits for the
+ * peer's MPA request.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inetdevice.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <net/addrconf.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "cm_cep.h"
+#include "siw.h"
+
+/* Addresses a wildcard listen binds to, per listener. */
+#define SIW_CM_MAX_LISTEN_ADDRS		16
+
+/* A listening socket; a wildcard listen has one per address. */
+struct siw_lsock {
+	struct socket *sock;
+	struct siw_listener *l;
+	void (*sk_data_ready)(struct sock *sk);
+};
+
+struct siw_listener {
+	struct kref ref;
+	struct siw_device *sdev;	/* NULL for the QP connection one */
+	struct iw_cm_id *cm_id;		/* referenced until release */
+	bool qpc;			/* qp_connect.c's: no iw_cm */
+	struct work_struct accept_work;
+	spinlock_t lock;		/* ceps, closing */
+	struct list_head ceps;
+	bool closing;
+	u32 nr_lsock;
+	struct siw_lsock lsock[SIW_CM_MAX_LISTEN_ADDRS];
+};
+
+bool siw_listener_closing(struct siw_listener *l)
+{
+	bool closing;
+
+	spin_lock_bh(&l->lock);
+	closing = l->closing;
+	spin_unlock_bh(&l->lock);
+	return closing;
+}
+
+bool siw_listener_is_qpc(const struct siw_listener *l)
+{
+	return l->qpc;
+}
+
+struct iw_cm_id *siw_listener_cm_id(const struct siw_listener *l)
+{
+	return l->cm_id;
+}
+
+static void siw_listener_release(struct kref *ref)
+{
+	struct siw_listener *l = container_of(ref, struct siw_listener, ref);
+
+	if (l->cm_id)
+		l->cm_id->rem_ref(l->cm_id);
+	kfree(l);
+}
+
+/* A passive endpoint leaves its listener (accepted, refused, closed). */
+void siw_listener_unlink(struct siw_cep *cep)
+{
+	struct siw_listener *l = cep->listener;
+
+	if (!l)
+		return;
+	spin_lock_bh(&l->lock);
+	list_del_init(&cep->lnode);
+	spin_unlock_bh(&l->lock);
+	cep->listener = NULL;
+	kref_put(&l->ref, siw_listener_release);
+}
+
+static void siw_lsock_data_ready(struct sock *sk)
+{
+	struct siw_lsock *ls;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ls = sk->sk_user_data;
+	if (ls) {
+		kref_get(&ls->l->ref);
+		if (!queue_work(siw_cm_wq, &ls->l->accept_work))
+			kref_put(&ls->l->ref, siw_listener_release);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
+{
+	struct siw_cep *cep = siw_cep_alloc(l->sdev);
+
+	if (!cep) {
+		sock_release(sock);
+		return;
+	}
+	mutex_lock(&cep->mutex);
+	kernel_getsockname(sock, (struct sockaddr *)&cep->laddr);
+	kernel_getpeername(sock, (struct sockaddr *)&cep->raddr);
+	cep->state = SIW_CEP_AWAIT_REQUEST;
+	siw_cep_sock_hook(cep, sock);
+
+	spin_lock_bh(&l->lock);
+	if (!l->closing) {
+		kref_get(&l->ref);
+		cep->listener = l;
+		list_add_tail(&cep->lnode, &l->ceps);
+	}
+	spin_unlock_bh(&l->lock);
+	if (!cep->listener) {
+		siw_cep_close(cep, false, 0);
+	} else {
+		siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
+		siw_cep_event(cep, SIW_CEP_EV_DATA);
+	}
+	siw_cep_unlock(cep);
+}
+
+static void siw_listener_accept(struct work_struct *work)
+{
+	struct siw_listener *l = container_of(work, struct siw_listener,
+					      accept_work);
+	struct socket *sock;
+	u32 i;
+
+	for (i = 0; i < l->nr_lsock; i++) {
+		while (!READ_ONCE(l->closing) &&
+		       !kernel_accept(l->lsock[i].sock, &sock, O_NONBLOCK))
+			siw_listener_new_cep(l, sock);
+	}
+	kref_put(&l->ref, siw_listener_release);
+}
+
+static int siw_listener_add(struct siw_listener *l, struct net *net,
+			    const struct sockaddr_storage *addr, int backlog)
+{
+	struct siw_lsock *ls = &l->lsock[l->nr_lsock];
+	struct socket *sock;
+	struct sock *sk;
+	int err;
+
+	err = sock_create_kern(net, addr->ss_family, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (err)
+		return err;
+	sk = sock->sk;
+	sock_set_reuseaddr(sk);
+	if (addr->ss_family == AF_INET6)
+		ip6_sock_set_v6only(sk);
+	err = kernel_bind(sock, (struct sockaddr *)addr, siw_addr_len(addr));
+	if (!err)
+		err = kernel_listen(sock, backlog);
+	if (err) {
+		sock_release(sock);
+		return err;
+	}
+	ls->sock = sock;
+	ls->l = l;
+	write_lock_bh(&sk->sk_callback_lock);
+	ls->sk_data_ready = sk->sk_data_ready;
+	sk->sk_data_ready = siw_lsock_data_ready;
+	sk->sk_user_data = ls;
+	write_unlock_bh(&sk->sk_callback_lock);
+	l->nr_lsock++;
+	return 0;
+}
+
+static void siw_listener_stop(struct siw_listener *l)
+{
+	u32 i;
+
+	for (i = 0; i < l->nr_lsock; i++) {
+		struct sock *sk = l->lsock[i].sock->sk;
+
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_data_ready = l->lsock[i].sk_data_ready;
+		sk->sk_user_data = NULL;
+		write_unlock_bh(&sk->sk_callback_lock);
+		sock_release(l->lsock[i].sock);
+	}
+	l->nr_lsock = 0;
+}
+
+static bool siw_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
+	return ((struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+/*
+ * The addresses of the device's netdev with @port, for a wildcard listen:
+ * the device serves its own addresses only. IPv6 wildcards take IPv4 too.
+ */
+static u32 siw_netdev_addrs(struct net_device *ndev, int family, __be16 port,
+			    struct sockaddr_storage *out, u32 max)
+{
+	struct inet6_dev *idev;
+	struct in_device *in;
+	struct inet6_ifaddr *ifp;
+	const struct in_ifaddr *ifa;
+	u32 n = 0;
+
+	rcu_read_lock();
+	in = __in_dev_get_rcu(ndev);
+	if (in) {
+		in_dev_for_each_ifa_rcu(ifa, in) {
+			struct sockaddr_in *s = (struct sockaddr_in *)&out[n];
+
+			if (n == max)
+				break;
+			memset(&out[n], 0, sizeof(out[n]));
+			s->sin_family = AF_INET;
+			s->sin_port = port;
+			s->sin_addr.s_addr = ifa->ifa_local;
+			n++;
+		}
+	}
+	rcu_read_unlock();
+
+	if (family != AF_INET6)
+		return n;
+	idev = in6_dev_get(ndev);
+	if (!idev)
+		return n;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&out[n];
+
+		if (n == max)
+			break;
+		memset(&out[n], 0, sizeof(out[n]));
+		s->sin6_family = AF_INET6;
+		s->sin6_port = port;
+		s->sin6_addr = ifp->addr;
+		if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+			s->sin6_scope_id = ndev->ifindex;
+		n++;
+	}
+	read_unlock_bh(&idev->lock);
+	in6_dev_put(idev);
+	return n;
+}
+
+static struct siw_listener *siw_listener_alloc(struct siw_device *sdev)
+{
+	struct siw_listener *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		return NULL;
+	kref_init(&l->ref);
+	l->sdev = sdev;
+	INIT_WORK(&l->accept_work, siw_listener_accept);
+	spin_lock_init(&l->lock);
+	INIT_LIST_HEAD(&l->ceps);
+	return l;
+}
+
+int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct siw_device *sdev = to_siw_device(id->device);
+	struct sockaddr_storage *addr = &id->m_local_addr;
+	struct net *net = dev_net(sdev->netdev);
+	struct sockaddr_storage *addrs;
+	struct siw_listener *l;
+	int err = 0;
+	u32 i, n;
+
+	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	l = siw_listener_alloc(sdev);
+	addrs = kcalloc(SIW_CM_MAX_LISTEN_ADDRS, sizeof(*addrs), GFP_KERNEL);
+	if (!l || !addrs) {
+		kfree(l);
+		kfree(addrs);
+		return -ENOMEM;
+	}
+
+	if (siw_addr_any(addr)) {
+		n = siw_netdev_addrs(sdev->netdev, addr->ss_family,
+				     ((struct sockaddr_in *)addr)->sin_port,
+				     addrs, SIW_CM_MAX_LISTEN_ADDRS);
+	} else {
+		addrs[0] = *addr;
+		n = 1;
+	}
+	for (i = 0; i < n && !err; i++)
+		err = siw_listener_add(l, net, &addrs[i], backlog);
+	kfree(addrs);
+	if (err) {
+		siw_dbg(sdev, "listen on %pISpc failed: %d\n", addr, err);
+		siw_listener_stop(l);
+		kfree(l);
+		return err;
+	}
+	l->cm_id = id;
+	id->add_ref(id);
+	id->provider_data = l;
+	siw_dbg(sdev, "listening on %pISpc (%u sockets)\n", addr, l->nr_lsock);
+	return 0;
+}
+
+static void siw_listener_destroy(struct siw_listener *l)
+{
+	struct siw_cep *cep;
+
+	spin_lock_bh(&l->lock);
+	l->closing = true;
+	spin_unlock_bh(&l->lock);
+	siw_listener_stop(l);
+	if (cancel_work_sync(&l->accept_work))
+		kref_put(&l->ref, siw_listener_release);
+
+	/* Requests not yet reported go; reported ones wait for iw_cm. */
+	spin_lock_bh(&l->lock);
+	list_for_each_entry(cep, &l->ceps, lnode)
+		siw_cep_event(cep, SIW_CEP_EV_ABORT);
+	spin_unlock_bh(&l->lock);
+	kref_put(&l->ref, siw_listener_release);
+}
+
+int siw_cm_destroy_listen(struct iw_cm_id *id)
+{
+	struct siw_listener *l = id->provider_data;
+
+	if (l) {
+		id->provider_data = NULL;
+		siw_listener_destroy(l);
+	}
+	return 0;
+}
+
+struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port)
+{
+	struct sockaddr_storage a = {};
+	struct siw_listener *l = siw_listener_alloc(NULL);
+	int err;
+
+	if (!l)
+		return ERR_PTR(-ENOMEM);
+	l->qpc = true;
+	((struct sockaddr_in *)&a)->sin_family = AF_INET;
+	((struct sockaddr_in *)&a)->sin_port = htons(port);
+	err = siw_listener_add(l, net, &a, SOMAXCONN);
+	if (!err && IS_ENABLED(CONFIG_IPV6)) {
+		memset(&a, 0, sizeof(a));
+		((struct sockaddr_in6 *)&a)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&a)->sin6_port = htons(port);
+		/* An IPv4-only namespace listens on IPv4 only. */
+		if (siw_listener_add(l, net, &a, SOMAXCONN))
+			pr_debug("no IPv6 listener for QP connections\n");
+	}
+	if (err) {
+		siw_listener_stop(l);
+		kfree(l);
+		return ERR_PTR(err);
+	}
+	return l;
+}
+
+void siw_cm_unlisten(struct siw_listener *l)
+{
+	siw_listener_destroy(l);
+}
