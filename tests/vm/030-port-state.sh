@@ -16,7 +16,8 @@ wait_for 5 bash -c '[[ $(rdma link show siw0/1) == *"state ACTIVE"* ]]'
 
 stdbuf -oL ibv_asyncwatch -d siw0 >/tmp/events 2>&1 &
 watch=$!
-sleep 1
+# Events reach only contexts open at the time: wait until it has one.
+wait_for 20 grep -q 'async event FD' /tmp/events
 
 step "admin down"
 ip link set va down
