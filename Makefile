@@ -19,7 +19,7 @@ KSRC := $(BUILD)/linux-source
 export KVER
 
 .PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
-	demo checkpatch sparse fuzz-smoke fuzz-long style perf
+	demo checkpatch sparse fuzz-smoke fuzz-long style perf libsiw
 
 all: modules
 
@@ -30,6 +30,11 @@ modules:
 # Kernel verbs consumer used by the guest tests (tests/kmod).
 ktest:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod W=1 modules
+
+# Our rdma-core provider (tools/libsiw) into build/libsiw, plus its
+# check program, and the check of its imports (IBVERBS_PRIVATE_34).
+libsiw:
+	$(MAKE) -C tools/libsiw O=$(BUILD)/libsiw all check-abi
 
 sparse:
 	$(MAKE) $(KBUILD_ARGS) W=1 C=2 modules
@@ -76,13 +81,15 @@ perf: modules
 demo: deps modules
 	tools/testing/vm/run --timeout 300 tools/demo.sh
 
-install: modules
+install: modules libsiw
 	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
+	$(MAKE) -C tools/libsiw O=$(BUILD)/libsiw install
 
 uninstall:
 	rm -f /lib/modules/$(KVER)/updates/siw.ko
 	depmod -a $(KVER)
+	$(MAKE) -C tools/libsiw O=$(BUILD)/libsiw uninstall
 
 clean:
 	-$(MAKE) $(KBUILD_ARGS) clean
