@@ -296,8 +296,18 @@ int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr)
 	WRITE_ONCE(qpc->armed, true);
 	siw_qp_dbg(qp, "RTR: peer %pISc QP %u, this side %s\n", &peer,
 		   qpc->peer_qpn, qpc->active ? "connects" : "accepts");
-	queue_delayed_work(system_unbound_wq, &qpc->work, 0);
 	return 0;
+}
+
+/*
+ * The QP is in RTR now: start connecting (or watching the deadline). Not
+ * from siw_qpc_rtr(): the work item gives up on a QP not yet in RTR.
+ */
+void siw_qpc_start(struct siw_qp *qp)
+{
+	if (READ_ONCE(qp->qpc.armed) &&
+	    READ_ONCE(qp->qpc.status) == -EINPROGRESS)
+		queue_delayed_work(system_unbound_wq, &qp->qpc.work, 0);
 }
 
 /* The CM reports an attempt: connected (0), or why not. Any context. */

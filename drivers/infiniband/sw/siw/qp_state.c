@@ -348,6 +348,9 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 			   mask & SIW_QP_ATTRS_IB_ONLY);
 	if (siw_qp_connected_state(cur) && next != cur)
 		siw_qp_drop_connection(qp, next == IB_QPS_SQD);
+	/* Connecting without rdma_cm starts once the QP is in RTR. */
+	if (next == IB_QPS_RTR && cur != IB_QPS_RTR)
+		siw_qpc_start(qp);
 	/* Connected without rdma_cm: send what waited for RTS. */
 	if (cur == IB_QPS_RTR && next == IB_QPS_RTS)
 		siw_qp_sq_kick(qp);
