@@ -204,10 +204,12 @@ static bool siw_addr_any(const struct sockaddr_storage *a)
 
 /*
  * The addresses of the device's netdev with @port, for a wildcard listen:
- * the device serves its own addresses only. IPv6 wildcards take IPv4 too.
+ * the device serves its own addresses only. An IPv6 wildcard takes IPv4
+ * too unless the listener asked for IPv6 only (svcrdma listens on
+ * 0.0.0.0 and on [::] IPv6-only, both on one port).
  */
-static u32 siw_netdev_addrs(struct net_device *ndev, int family, __be16 port,
-			    struct sockaddr_storage *out, u32 max)
+static u32 siw_netdev_addrs(struct net_device *ndev, bool v4, bool v6,
+			    __be16 port, struct sockaddr_storage *out, u32 max)
 {
 	struct inet6_dev *idev;
 	struct in_device *in;
@@ -216,7 +218,7 @@ static u32 siw_netdev_addrs(struct net_device *ndev, int family, __be16 port,
 	u32 n = 0;
 
 	rcu_read_lock();
-	in = __in_dev_get_rcu(ndev);
+	in = v4 ? __in_dev_get_rcu(ndev) : NULL;
 	if (in) {
 		in_dev_for_each_ifa_rcu(ifa, in) {
 			struct sockaddr_in *s = (struct sockaddr_in *)&out[n];
@@ -232,7 +234,7 @@ static u32 siw_netdev_addrs(struct net_device *ndev, int family, __be16 port,
 	}
 	rcu_read_unlock();
 
-	if (family != AF_INET6)
+	if (!v6)
 		return n;
 	idev = in6_dev_get(ndev);
 	if (!idev)
@@ -291,7 +293,9 @@ int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 	}
 
 	if (siw_addr_any(addr)) {
-		n = siw_netdev_addrs(sdev->netdev, addr->ss_family,
+		bool v6 = addr->ss_family == AF_INET6;
+
+		n = siw_netdev_addrs(sdev->netdev, !v6 || !id->afonly, v6,
 				     ((struct sockaddr_in *)addr)->sin_port,
 				     addrs, SIW_CM_MAX_LISTEN_ADDRS);
 	} else {
