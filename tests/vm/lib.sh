@@ -244,7 +244,8 @@ SRV_PIDS=()
 srv_start() {
 	local h=$1 secs=$2 log=$3
 	shift 3
-	on "$h" timeout -k 5 "$secs" "$@" >"$log" 2>&1 &
+	# Line-buffered: a tool stopped by timeout(1) still leaves its log.
+	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1 &
 	SRV_PID=$!
 	SRV_PIDS+=("$SRV_PID")
 }
@@ -272,7 +273,7 @@ srv_stop_all() {
 run_client() {
 	local h=$1 secs=$2 log=$3
 	shift 3
-	on "$h" timeout -k 5 "$secs" "$@" >"$log" 2>&1
+	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1
 }
 
 # wait_listen HOST PORT PID: wait (up to 30 s) until a TCP listener on PORT
