@@ -57,6 +57,7 @@ static void siw_device_set_ops(struct ib_device *base)
 	ib_set_device_ops(base, &siw_qp_ops);
 	ib_set_device_ops(base, &siw_srq_ops);
 	ib_set_device_ops(base, &siw_cm_ops);
+	ib_set_device_ops(base, &siw_restrack_ops);
 }
 
 /* A device that is not registered yet, bound to @ndev. */

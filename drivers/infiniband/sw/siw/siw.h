@@ -177,5 +177,6 @@ extern const struct ib_device_ops siw_mmap_ops;		/* mmap.c */
 extern const struct ib_device_ops siw_mr_ops;		/* mr.c */
 extern const struct ib_device_ops siw_qp_ops;		/* qp.c */
 extern const struct ib_device_ops siw_srq_ops;		/* srq.c */
+extern const struct ib_device_ops siw_restrack_ops;	/* restrack.c */
 
 #endif /* SIW_H */
