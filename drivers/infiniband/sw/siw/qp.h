@@ -142,6 +142,7 @@ struct siw_qp *siw_qp_get_by_num(struct siw_device *sdev, u32 qpn);
 
 /* State (qp_state.c); any context unless said otherwise. */
 enum siw_qp_state siw_qp_state(struct siw_qp *qp);
+bool siw_qp_may_send(struct siw_qp *qp);
 
 /*
  * Moves the CM and the engine make (the verbs use modify_qp):

@@ -339,16 +339,6 @@ bool siw_qpc_armed(struct siw_qp *qp)
 	return READ_ONCE(qp->qpc.armed);
 }
 
-/*
- * iWARP knows no RTR: its QPs send once connected. A QP connected without
- * rdma_cm may stay in RTR (perftest's ib_send_bw server does, and returns
- * receive credits with RDMA Writes from there), so its SQ runs in RTR.
- */
-bool siw_qp_sends_in_rtr(struct siw_qp *qp)
-{
-	return READ_ONCE(qp->state) == IB_QPS_RTR && siw_qpc_armed(qp);
-}
-
 /* The reply's verdict on our request: 0, -EAGAIN (retry) or refused. */
 int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len)
 {

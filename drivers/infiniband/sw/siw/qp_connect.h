@@ -39,7 +39,6 @@ void siw_qpc_init(struct siw_qp *qp);
 int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr);
 void siw_qpc_start(struct siw_qp *qp);
 bool siw_qpc_armed(struct siw_qp *qp);
-bool siw_qp_sends_in_rtr(struct siw_qp *qp);
 void siw_qpc_stop(struct siw_qp *qp);
 
 /* From the CM. */

@@ -78,6 +78,19 @@ enum siw_qp_state siw_qp_state(struct siw_qp *qp)
 	return siw_qp_iwarp_state[READ_ONCE(qp->state)];
 }
 
+/*
+ * May the SQ send? In RTS; in RTR too once connected without rdma_cm:
+ * iWARP knows no RTR, and such a QP may stay there (perftest's ib_send_bw
+ * server does, returning receive credits with RDMA Writes).
+ */
+bool siw_qp_may_send(struct siw_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return state == IB_QPS_RTS ||
+	       (state == IB_QPS_RTR && siw_qpc_armed(qp));
+}
+
 void siw_qp_async_event(struct siw_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {

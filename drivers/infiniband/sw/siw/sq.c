@@ -158,21 +158,10 @@ void siw_sq_flush(struct siw_qp *qp)
 void siw_qp_sq_kick(struct siw_qp *qp)
 {
 	smp_mb();	/* pairs with the other kicker's, see above */
-	switch (siw_qp_state(qp)) {
-	case SIW_QP_ERROR:
+	if (siw_qp_state(qp) == SIW_QP_ERROR)
 		siw_qp_flush(qp);
-		break;
-	case SIW_QP_RTS:
+	else if (siw_qp_may_send(qp))
 		siw_tx_kick(qp);
-		break;
-	case SIW_QP_IDLE:
-		/* Connected without rdma_cm: RTR sends too, see tx.c. */
-		if (siw_qp_sends_in_rtr(qp))
-			siw_tx_kick(qp);
-		break;
-	default:
-		break;
-	}
 }
 
 static u16 siw_sqe_flags(const struct siw_qp *qp, const struct ib_send_wr *wr)
@@ -320,18 +309,8 @@ static int siw_sq_post(struct siw_qp *qp, const struct ib_send_wr *wr,
 
 	spin_lock_irqsave(&sq->lock, flags);
 	/* In ERROR the WRs go in anyway, to be flushed below. */
-	switch (siw_qp_state(qp)) {
-	case SIW_QP_IDLE:
-		if (!siw_qp_sends_in_rtr(qp))
-			err = -EINVAL;
-		break;
-	case SIW_QP_RTS:
-	case SIW_QP_ERROR:
-		break;
-	default:
+	if (!siw_qp_may_send(qp) && siw_qp_state(qp) != SIW_QP_ERROR)
 		err = -EINVAL;
-		break;
-	}
 	if (err)
 		siw_qp_dbg(qp, "post_send in state %d refused\n",
 			   READ_ONCE(qp->state));

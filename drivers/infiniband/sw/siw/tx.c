@@ -571,8 +571,7 @@ static int siw_tx_start(struct siw_qp *qp)
 		return -ENOENT;
 	if (siw_tx_pop_rresp(tx, &tx->rresp))
 		return siw_tx_start_rresp(qp);
-	/* SQEs in RTS; in RTR too once connected without rdma_cm. */
-	if (state != IB_QPS_RTS && !siw_qp_sends_in_rtr(qp))
+	if (!siw_qp_may_send(qp))
 		return -ENOENT;
 	return siw_tx_start_sqe(qp);
 }
