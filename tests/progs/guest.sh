@@ -60,3 +60,33 @@ run_prog() {
 	*) fail "$* exited $rc" ;;
 	esac
 }
+
+# pyverbs_dir: where the pyverbs suite's logs go (the job directory when
+# the runner keeps one, run --out DIR).
+pyverbs_dir() {
+	if [[ -n ${VM_JOB:-} && -w ${VM_JOB:-} ]]; then
+		echo "$VM_JOB"
+	else
+		echo /var/tmp
+	fi
+}
+
+# pyverbs_run LOG: rdma-core's pyverbs suite on siw0 (tools/pyverbs-suite)
+# into LOG, with whatever provider RDMAV_DRIVERS picks. Prints the tests
+# that failed or erred and sets PV_COUNTS to the suite's counts line
+# ("pyverbs: ran N, ok N, ..."). Returns the suite's exit status.
+pyverbs_run() {
+	local log=$1 rc=0
+	"$SIW_SRC/tools/pyverbs-suite" siw0 >"$log" 2>&1 || rc=$?
+	grep -E ' \.\.\. (FAIL|ERROR)$' "$log" || true
+	grep -E '^(FAIL|ERROR):' -A12 "$log" | head -n 150 || true
+	PV_COUNTS=$(grep '^pyverbs: ran' "$log") ||
+		{ tail -n 40 "$log"; fail "no counts line from pyverbs-suite ($log)"; }
+	return "$rc"
+}
+
+# pyverbs_skips LOG: why tests were skipped (count, reason), most first.
+pyverbs_skips() {
+	grep -oE "skipped ('[^']*'|\"[^\"]*\")" "$1" | sort | uniq -c |
+		sort -rn | head -n 25 || true
+}

@@ -19,19 +19,12 @@
 /usr/bin/python3 -c 'import pyverbs' || fail "python3-pyverbs not installed"
 siw_up
 
-log=/var/tmp/pyverbs.log
-if [[ -n ${VM_JOB:-} && -w ${VM_JOB:-} ]]; then
-	log=$VM_JOB/pyverbs.log
-fi
+log=$(pyverbs_dir)/pyverbs.log
 
 step "pyverbs suite on siw0"
 ip -br addr show dev eth0
 rc=0
-"$SIW_SRC/tools/pyverbs-suite" siw0 >"$log" 2>&1 || rc=$?
-grep -E ' \.\.\. (FAIL|ERROR)$' "$log" || true
-grep -E '^(FAIL|ERROR):' -A12 "$log" | head -n 150 || true
-counts=$(grep '^pyverbs: ran' "$log") ||
-	{ tail -n 40 "$log"; fail "no counts line from pyverbs-suite"; }
+pyverbs_run "$log" || rc=$?
 step "traffic tests that ran"
 ran_traffic=$(grep -E 'traffic|_rc\b|rc_' "$log" | grep -E ' \.\.\. (ok|FAIL|ERROR)$') || true
 echo "${ran_traffic:-none}"
@@ -39,10 +32,9 @@ echo "${ran_traffic:-none}"
 noport=$(grep -c "No supported port is up" "$log") || true
 echo "skipped for \"No supported port is up\": $noport"
 step "why tests were skipped (count, reason)"
-grep -oE "skipped ('[^']*'|\"[^\"]*\")" "$log" | sort | uniq -c |
-	sort -rn | head -n 25 || true
-echo "$counts"
-((rc == 0)) || fail "pyverbs suite: $counts"
+pyverbs_skips "$log"
+echo "$PV_COUNTS"
+((rc == 0)) || fail "pyverbs suite: $PV_COUNTS"
 [[ -n $ran_traffic ]] || fail "no RC traffic test ran (GIDs with IP addresses missing?)"
 ((noport <= 1)) || fail "$noport tests found no usable GID"
 
