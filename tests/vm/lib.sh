@@ -271,9 +271,36 @@ srv_stop_all() {
 # run_client HOST SECS LOG CMD...: run a client in the foreground; returns
 # its exit status (124 when timeout(1) had to stop it).
 run_client() {
-	local h=$1 secs=$2 log=$3
+	local h=$1 secs=$2 log=$3 pid wd rc=0
 	shift 3
-	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1
+	rm -f "$log.stall"
+	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1 &
+	pid=$!
+	# A client still running 3 s before its timeout has stalled: look
+	# at its QPs and sockets while they still exist.
+	(sleep $((secs > 6 ? secs - 3 : secs)) &&
+		kill -0 "$pid" 2>/dev/null && stall_snapshot >"$log.stall" 2>&1) &
+	wd=$!
+	wait "$pid" || rc=$?
+	kill "$wd" 2>/dev/null || true
+	wait "$wd" 2>/dev/null || true
+	return "$rc"
+}
+
+# stall_snapshot: the QPs (with siw's engine state) and TCP sockets of
+# every host, blocked tasks and the kernel log's tail.
+stall_snapshot() {
+	local h
+	echo "== rdma -dd res show qp"
+	rdma -dd res show qp
+	for h in $(ip netns list | cut -d' ' -f1); do
+		echo "== ss -tmnio in $h"
+		on "$h" ss -tmnio
+	done
+	# Tasks in D state, with their stacks, into the kernel log.
+	echo w >/proc/sysrq-trigger 2>/dev/null || true
+	echo "== dmesg"
+	dmesg | tail -n 60
 }
 
 # wait_listen HOST PORT PID: wait (up to 30 s) until a TCP listener on PORT
@@ -291,4 +318,8 @@ wait_listen() {
 # show_log LOG [LINES]: print the tail of a log, indented.
 show_log() {
 	tail -n "${2:-20}" "$1" | sed 's/^/   | /'
+	if [[ -s $1.stall ]]; then
+		echo "   state when it stalled ($1.stall):"
+		sed 's/^/   | /' "$1.stall"
+	fi
 }
