@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
+# providers: stock ours
 #
 # rping between two hosts over one veth pair, data verified (-V) at both
 # ends: 1000 pings at the smallest size rping accepts, at 65535 (its

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 720
+# providers: stock ours
 #
 # perftest bandwidth over rdma_cm (-R, needed for iWARP; -F, TCG's clock
 # is not steady): ib_send_bw, ib_write_bw and ib_read_bw with -a (every

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
+# providers: stock ours
 #
 # perftest latency over rdma_cm (-R -F): ib_send_lat, ib_write_lat and
 # ib_read_lat at 2 B, 4 KiB and 64 KiB, server in B and client in A. Every

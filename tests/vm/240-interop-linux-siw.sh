@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
+# providers: stock ours
 #
 # Interoperability with Linux's own siw: OUR siw on host A, Linux's
 # (linux_siw, build/linux-siw/siw_linux.ko) on host B, each on its end of

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 600
+# providers: stock ours
 #
 # Connection manager states of our siw, between hosts A and B:
 #   refused     no listener: rping -c fails with REJECTED (-ECONNREFUSED)

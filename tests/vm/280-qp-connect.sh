@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
+# providers: stock ours
 #
 # QPs connected without rdma_cm (drivers/infiniband/sw/siw/qp_connect.c):
 # tools that exchange QP numbers and GIDs out of band and move their QPs
@@ -24,12 +25,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic.sh"
 . "$(dirname "$0")/qpc.sh"
-
-[[ $SIW_TEST_TYPE == siw ]] ||
-	skip "QP connections without rdma_cm are a siw-to-siw feature of our siw"
-
-# perftest's and pingpong's buffers: Linux's siw charges RLIMIT_MEMLOCK.
-ulimit -l unlimited
 
 # The GID form (as sysfs prints it) of an IPv4 or IPv6 address.
 gid_form() {

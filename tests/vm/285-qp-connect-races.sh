@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
+# providers: stock ours
 #
 # Races of QP connections made without rdma_cm (qp_connect.c) between
 # hosts a and b (our siw on both; a has the lower address, so a's QP is
@@ -31,10 +32,6 @@
 . "$(dirname "$0")/traffic.sh"
 . "$(dirname "$0")/qpc.sh"
 
-[[ $SIW_TEST_TYPE == siw ]] ||
-	skip "QP connections without rdma_cm are a siw-to-siw feature of our siw"
-
-ulimit -l unlimited
 PEER=$SIW_SRC/tests/vm/qpc-peer.py
 [[ -r $PEER ]] || fail "$PEER missing"
 /usr/bin/python3 -c 'import pyverbs' || fail "python3-pyverbs not installed"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# timeout: 1500
+# timeout: 900
 #
 # Our rdma-core provider (tools/libsiw, built by tests/run's build-libsiw
 # step into build/libsiw) in place of the stock libsiw, picked with
@@ -19,10 +19,11 @@
 #    fail or err with ours that does not with stock (with stock green,
 #    that is 0 failures and 0 errors), ours needs at least as many passes,
 #    and the extended CQ/QP tests that stock libsiw skips must pass;
-#  - between two hosts (siw_pair): rping, perftest -R bw and lat, and
-#    ibv_rc_pingpong -g 1, every process using ours.
+#  - traffic between two hosts with ours is not here: tests/run runs every
+#    traffic test (those marked "# providers: stock ours") a second time
+#    under tools/libsiw/with-ours, and siw_pair checks that the provider
+#    that opens the devices is ours.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/traffic.sh"
 . "$SIW_SRC/tests/progs/guest.sh"
 
 lib=${SIW_BUILD:-$SIW_SRC/build}/libsiw
@@ -109,28 +110,20 @@ out=$(VERBS_LOG_LEVEL=4 ibv_devinfo -d siw0 2>&1) || fail "ibv_devinfo after uni
 
 step "pyverbs suite with stock, for comparison"
 ip addr del 10.98.0.1/24 dev eth0
-logdir=/var/tmp
-if [[ -n ${VM_JOB:-} && -w ${VM_JOB:-} ]]; then
-	logdir=$VM_JOB
-fi
+logdir=$(pyverbs_dir)
 use_stock
-"$SIW_SRC/tools/pyverbs-suite" siw0 >"$logdir/pyverbs-stock.log" 2>&1 || true
-stock_counts=$(grep '^pyverbs: ran' "$logdir/pyverbs-stock.log") ||
-	{ tail -n 20 "$logdir/pyverbs-stock.log"; fail "no counts line from pyverbs-suite (stock)"; }
+pyverbs_run "$logdir/pyverbs-stock.log" || true
+stock_counts=$PV_COUNTS
 echo "stock: $stock_counts"
 
 step "pyverbs suite with ours"
 log=$logdir/pyverbs-ours.log
 use_ours
 rc=0
-"$SIW_SRC/tools/pyverbs-suite" siw0 >"$log" 2>&1 || rc=$?
-grep -E ' \.\.\. (FAIL|ERROR)$' "$log" || true
-grep -E '^(FAIL|ERROR):' -A12 "$log" | head -n 150 || true
-counts=$(grep '^pyverbs: ran' "$log") ||
-	{ tail -n 40 "$log"; fail "no counts line from pyverbs-suite"; }
+pyverbs_run "$log" || rc=$?
+counts=$PV_COUNTS
 echo "why tests were skipped (count, reason):"
-grep -oE "skipped ('[^']*'|\"[^\"]*\")" "$log" | sort | uniq -c | sort -rn |
-	head -n 25 || true
+pyverbs_skips "$log"
 echo "extended CQ/QP tests:"
 ext=$(grep -E '^test_.*\((tests\.)?test_(cqex|qpex)\.' "$log") || true
 echo "${ext:-none}"
@@ -158,76 +151,4 @@ ok_of() { sed -n 's/.* ok \([0-9]*\),.*/\1/p' <<<"$1"; }
 ext_ok=$(grep -cE '^test_.*\((tests\.)?test_(cqex|qpex)\..* \.\.\. ok$' <<<"$ext") || true
 ((ext_ok > 0)) || fail "no extended CQ/QP test passed with ours"
 siw_down
-
-# --- two hosts -------------------------------------------------------------------
-use_ours
-export VERBS_LOG_LEVEL=4
-siw_pair siw siw
-
-# ours_spoke LOG...: each log carries our provider's context line.
-ours_spoke() {
-	local f
-	for f in "$@"; do
-		grep -q 'siw project provider' "$f" ||
-			{ echo "   $f: not run with our provider"; return 1; }
-	done
-}
-
-for srv in b a; do
-	for size in 64 65535; do
-		step "rping: server in $srv, 200 x $size B"
-		timed rping_run "$srv" "$size" 200 || fail "rping $size B (server in $srv)"
-	done
-done
-ours_spoke "$TLOG"/rping-*.cli "$TLOG"/rping-*.srv || fail "rping did not use ours"
-
-for tool in ib_send_bw ib_write_bw ib_read_bw; do
-	step "$tool -a -n 5"
-	timed perf_run "$tool" b -a -n 5 || fail "$tool -a"
-	mapfile -t all < <(perf_all_sizes)
-	perf_check_bw "$TLOG/$PERF_NAME.cli" "${all[@]}" || fail "$tool -a: client report"
-	ours_spoke "$TLOG/$PERF_NAME.cli" "$TLOG/$PERF_NAME.srv" || fail "$tool: not ours"
-done
-step "ib_write_bw -q 4 -s 65536 -n 50"
-timed perf_run ib_write_bw b -q 4 -s 65536 -n 50 || fail "ib_write_bw -q 4"
-perf_check_bw "$TLOG/$PERF_NAME.cli" 65536 || fail "ib_write_bw -q 4: client report"
-
-for tool in ib_send_lat ib_write_lat ib_read_lat; do
-	for size in 2 4096; do
-		step "$tool -s $size -n 200"
-		timed perf_run "$tool" b -s "$size" -n 200 || fail "$tool $size B"
-		perf_check_lat "$TLOG/$PERF_NAME.cli" "$size" 200 ||
-			fail "$tool $size B: client report"
-		ours_spoke "$TLOG/$PERF_NAME.cli" "$TLOG/$PERF_NAME.srv" ||
-			fail "$tool: not ours"
-	done
-done
-
-# ibv_rc_pingpong: no rdma_cm, QPs moved to RTR/RTS by the tool over GID 1.
-for args in "" "-s 65536 -n 200" "-e -n 200"; do
-	step "ibv_rc_pingpong -g 1 -c $args"
-	next_port
-	name=pp-$TPORT
-	# shellcheck disable=SC2086 # $args: several words
-	if ! client_server "$name" b 180 \
-		ibv_rc_pingpong -d "$DEV_B" -g 1 -c -p "$TPORT" $args -- \
-		ibv_rc_pingpong -d "$DEV_A" -g 1 -c -p "$TPORT" $args "$IP_B"; then
-		# On iWARP the client may see its last receives flushed when the
-		# server tears down first (tests/vm/280-qp-connect.sh): accepted
-		# only if the server saw every iteration and that was all.
-		if ((CS_CLI_RC == 1 && CS_SRV_RC == 0)) &&
-			grep -q ' iters in ' "$TLOG/$name.srv" &&
-			! grep -v -e 'address:' -e 'Work Request Flushed Error' \
-				-e '^parse WC failed' -e 'libsiw:' "$TLOG/$name.cli" | grep -q .; then
-			echo "   NOTE: client lost ibv_rc_pingpong's iWARP teardown race; server done"
-		else
-			fail "ibv_rc_pingpong -g 1 $args"
-		fi
-	fi
-	grep ' iters in ' "$TLOG/$name.cli" "$TLOG/$name.srv" | sed 's/^/   /'
-	ours_spoke "$TLOG/$name.cli" "$TLOG/$name.srv" || fail "ibv_rc_pingpong: not ours"
-done
-
-step "teardown"
-siw_pair_down
 echo PASS

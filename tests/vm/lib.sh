@@ -186,6 +186,22 @@ siw_pair() {
 	wait_for 20 port_active "$DEV_B"
 	trap srv_stop_all EXIT
 	echo "pair: a $DEV_A ($TYPE_A) $IP_A <-> b $DEV_B ($TYPE_B) $IP_B"
+	pair_provider_check
+}
+
+# With RDMAV_DRIVERS set (tools/libsiw/with-ours), the provider that opens
+# the pair's devices must be ours: libibverbs falls back to the stock one
+# without a word when the path does not load.
+pair_provider_check() {
+	local dev out
+	[[ -n ${RDMAV_DRIVERS:-} ]] || return 0
+	for dev in "$DEV_A" "$DEV_B"; do
+		out=$(VERBS_LOG_LEVEL=4 ibv_devinfo -d "$dev" 2>&1) ||
+			fail "ibv_devinfo -d $dev: $out"
+		grep -q 'siw project provider' <<<"$out" ||
+			fail "RDMAV_DRIVERS=$RDMAV_DRIVERS, but $dev was not opened by our provider"
+	done
+	echo "provider: ours ($RDMAV_DRIVERS)"
 }
 
 # Device name for TYPE on host H: siw_a, lsiw_b, ...

@@ -2,8 +2,13 @@
 # shellcheck shell=bash
 #
 # Sourced, after lib.sh and traffic.sh, by the tests of QP connections made
-# without rdma_cm (tests/vm/28x-qp-connect*.sh).
-#
+# without rdma_cm (tests/vm/28x-qp-connect*.sh). Skips the test unless
+# both hosts run our siw; lifts RLIMIT_MEMLOCK for the tools' buffers.
+
+[[ $SIW_TEST_TYPE == siw ]] ||
+	skip "QP connections without rdma_cm are a siw-to-siw feature of our siw"
+ulimit -l unlimited
+
 # ibv_rc_pingpong's teardown race on iWARP. Its server ends once its last
 # Send completed and destroys its QP; on iWARP that closes the connection,
 # so the client's QP goes to ERROR and flushes the receives it still has
