@@ -183,6 +183,7 @@ bool siw_engine_attached(struct siw_qp *qp);
 /* tx.c */
 void siw_tx_kick(struct siw_qp *qp);
 void siw_tx_schedule(struct siw_qp *qp);
+void siw_sq_recheck_later(struct siw_qp *qp);
 void siw_tx_write_space(struct siw_qp *qp, struct sock *sk);
 void siw_tx_terminate(struct siw_qp *qp, const struct siw_term_code *tc,
 		      u16 hdrct, const u8 *opt, u32 opt_len);

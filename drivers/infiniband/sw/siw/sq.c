@@ -125,7 +125,9 @@ int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe)
  * by one and completes each without the lock held, since a completion
  * handler may post to this QP again. What a re-entrant post adds, the
  * running flush picks up. A process can refill its ring as fast as siw
- * empties it, so one pass takes at most a ring's worth of its SQEs.
+ * empties it, so one pass takes at most a ring's worth of its SQEs; a
+ * look a tick later (siw_sq_recheck_later) takes the rest, and what a
+ * process posted without a doorbell while the pass ran.
  */
 void siw_sq_flush(struct siw_qp *qp)
 {
@@ -133,6 +135,7 @@ void siw_sq_flush(struct siw_qp *qp)
 	u32 budget = qp->user ? sq->num : U32_MAX;
 	struct siw_sqe sqe;
 	unsigned long flags;
+	u32 n = 0;
 
 	spin_lock_irqsave(&sq->lock, flags);
 	if (sq->flushing) {
@@ -140,14 +143,17 @@ void siw_sq_flush(struct siw_qp *qp)
 		return;
 	}
 	sq->flushing = true;
-	while (budget-- && siw_sq_peek_raw(sq, &sqe)) {
+	while (n < budget && siw_sq_peek_raw(sq, &sqe)) {
 		spin_unlock_irqrestore(&sq->lock, flags);
 		siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR);
 		spin_lock_irqsave(&sq->lock, flags);
 		siw_sq_consume_raw(sq);
+		n++;
 	}
 	sq->flushing = false;
 	spin_unlock_irqrestore(&sq->lock, flags);
+	if (n)
+		siw_sq_recheck_later(qp);
 }
 
 /*

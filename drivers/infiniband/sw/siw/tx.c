@@ -681,14 +681,21 @@ static int siw_tx_step(struct siw_qp *qp)
  * SQE and its load of the old one with no more than a read barrier, so on
  * x86 the load may pass the store: siw can find the ring empty just before
  * the new SQE shows, while the process saw the old one VALID. One look at
- * the ring a tick after a user SQ went idle closes that window.
+ * the ring a tick after siw took SQEs of a process closes that window, for
+ * the TX engine and for a flush in ERROR alike: the look is a doorbell.
  */
 static void siw_tx_recheck(struct work_struct *work)
 {
 	struct siw_qp *qp = container_of(to_delayed_work(work), struct siw_qp,
 					 tx.recheck);
 
-	siw_tx_schedule(qp);
+	siw_qp_sq_kick(qp);
+}
+
+void siw_sq_recheck_later(struct siw_qp *qp)
+{
+	if (qp->user)
+		queue_delayed_work(siw_tx_wq, &qp->tx.recheck, 1);
 }
 
 static void siw_tx_run(struct siw_qp *qp)
@@ -711,8 +718,8 @@ static void siw_tx_run(struct siw_qp *qp)
 			return;
 		}
 	}
-	if (tx->sqe_taken && qp->user && tx->sock)
-		queue_delayed_work(siw_tx_wq, &tx->recheck, 1);
+	if (tx->sqe_taken && tx->sock)
+		siw_sq_recheck_later(qp);
 }
 
 static void siw_tx_work(struct work_struct *work)
