@@ -18,6 +18,11 @@
  * 3. Churn: QPs created, loaded and destroyed in a row leave only well
  *    formed completions; the guest test then checks the module unloads
  *    without leaks.
+ * 4. A stream of sends posted in ERROR, in batches of 1..8 into a ring of
+ *    16, as fast as completions free slots: each completes exactly once,
+ *    in order, WR_FLUSH_ERR. siw flushes from the doorbell and again a
+ *    tick later (libsiw skips the doorbell while the SQE before is still
+ *    VALID), so flush passes run beside the posts.
  *
  * Receives posted while in ERROR are not tested: libsiw writes them into
  * the ring without telling the kernel, so nothing can flush them.
@@ -45,6 +50,9 @@
 #define ID_SEND2 0x2100
 #define ID_RECV3 0x3000
 #define ID_CHURN_SEND 0x8000
+#define ID_STREAM 0x100000
+#define STREAM_SENDS 5000
+#define STREAM_RING 16
 
 static struct ibv_wc wc[2 * CQE];
 static struct ibv_sge sge;
@@ -211,6 +219,62 @@ static void test_churn(struct ibv_pd *pd, struct ibv_cq *scq,
 	check_churn(scq, qpn, true);
 }
 
+/* 4. */
+static void test_error_stream(struct ibv_pd *pd, struct ibv_cq *scq,
+			      struct ibv_cq *rcq)
+{
+	struct qp_spec spec = {
+		.send_cq = scq, .recv_cq = rcq,
+		.max_send_wr = STREAM_RING, .max_recv_wr = 1, .max_sge = 1,
+	};
+	struct ibv_qp *qp = make_qp(pd, &spec, NULL);
+	int posted = 0, done = 0, idle_ms = 0, batch = 1, k, n, err;
+
+	step("%d sends posted in ERROR in batches, each flushed once, in order",
+	     STREAM_SENDS);
+	set_state(qp, IBV_QPS_INIT);
+	set_state(qp, IBV_QPS_ERR);
+	while (done < STREAM_SENDS) {
+		k = batch;
+		if (k > STREAM_RING - (posted - done))
+			k = STREAM_RING - (posted - done);
+		if (k > STREAM_SENDS - posted)
+			k = STREAM_SENDS - posted;
+		if (k > 0) {
+			err = post_sends(qp, ID_STREAM + posted, k, &sge);
+			if (err)
+				fail_err(err, "ibv_post_send of %d in ERROR (%d posted, %d flushed)",
+					 k, posted, done);
+			posted += k;
+			batch = batch % 8 + 1;
+		}
+		n = ibv_poll_cq(scq, ARRAY_SIZE(wc), wc);
+		if (n < 0)
+			fail("ibv_poll_cq returned %d", n);
+		check_flushed("stream in ERROR", wc, n, ID_STREAM + done,
+			      qp->qp_num, IBV_WC_SEND);
+		done += n;
+		if (done > posted)
+			fail("stream in ERROR: %d completions for %d sends",
+			     done, posted);
+		if (n || k > 0) {
+			idle_ms = 0;
+			continue;
+		}
+		if (idle_ms >= WAIT_MS)
+			fail("stream in ERROR: %d sends posted, %d flushed, the rest stuck for %d ms",
+			     posted, done, idle_ms);
+		sleep_ms(1);
+		idle_ms++;
+	}
+	if (collect_none(scq, wc, ARRAY_SIZE(wc)))
+		fail("stream in ERROR: completions beyond the %d sends",
+		     STREAM_SENDS);
+	note("stream in ERROR: %d sends flushed once each, in order",
+	     STREAM_SENDS);
+	must(ibv_destroy_qp(qp), "ibv_destroy_qp");
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = prog_init(argc, argv);
@@ -224,6 +288,7 @@ int main(int argc, char **argv)
 	test_error_flushes(pd, scq, rcq);
 	test_destroy(pd, scq, rcq);
 	test_churn(pd, scq, rcq);
+	test_error_stream(pd, scq, rcq);
 
 	must(ibv_destroy_cq(scq), "ibv_destroy_cq");
 	must(ibv_destroy_cq(rcq), "ibv_destroy_cq");
