@@ -432,6 +432,24 @@ void siw_cm_close(struct siw_qp *qp, bool graceful)
 	siw_cep_put(cep);
 }
 
+/*
+ * Make @cep the endpoint of @qp, under the QP's state lock. A QP stops
+ * (destroy_qp, or an error) by going to ERROR and then closing the
+ * endpoint it has; one that took the QP after that close would hold it
+ * for good, and destroy_qp would wait forever for its reference. So a QP
+ * in ERROR takes no endpoint.
+ */
+static int siw_cep_bind_qp_locked(struct siw_cep *cep, struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (qp->cep && qp->cep != cep)
+		return -EBUSY;
+	if (qp->state == IB_QPS_ERR)
+		return -ECONNABORTED;
+	qp->cep = cep;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------
  * Going live: hand the socket to the engine.
  */
@@ -469,11 +487,18 @@ static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
 	int err;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	qp->cep = cep;
-	qp->ird = min_t(u16, cep->res.ird, SIW_MAX_IRD);
-	qp->ord = min_t(u16, cep->res.ord, SIW_MAX_ORD);
-	memcpy(&qp->peer_addr, &cep->raddr, sizeof(qp->peer_addr));
+	err = siw_cep_bind_qp_locked(cep, qp);
+	if (!err) {
+		qp->ird = min_t(u16, cep->res.ird, SIW_MAX_IRD);
+		qp->ord = min_t(u16, cep->res.ord, SIW_MAX_ORD);
+		memcpy(&qp->peer_addr, &cep->raddr, sizeof(qp->peer_addr));
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (err) {
+		siw_cep_log(dbg, cep, "QP %u stopped during setup\n",
+			    siw_qp_num(qp));
+		return err;
+	}
 
 	siw_engine_attach(qp, &p);
 	write_lock_bh(&sk->sk_callback_lock);
@@ -630,10 +655,7 @@ static int siw_cep_start(struct siw_device *sdev, struct siw_qp *qp,
 	siw_cep_sock_hook(cep, sock);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	if (qp->cep)
-		err = -EBUSY;
-	else
-		qp->cep = cep;
+	err = siw_cep_bind_qp_locked(cep, qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err)
 		goto fail;
