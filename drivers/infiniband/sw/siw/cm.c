@@ -306,8 +306,9 @@ static int siw_cep_read_frame(struct siw_cep *cep, bool reply)
  * Talking to iw_cm.
  */
 
-static void siw_cep_upcall(struct siw_cep *cep, struct iw_cm_id *id,
-			   enum iw_cm_event_type type, int status)
+/* iw_cm refuses an event only when it has no room for it (-ENOMEM). */
+static int siw_cep_upcall(struct siw_cep *cep, struct iw_cm_id *id,
+			  enum iw_cm_event_type type, int status)
 {
 	struct iw_cm_event ev = {
 		.event = type,
@@ -331,7 +332,7 @@ static void siw_cep_upcall(struct siw_cep *cep, struct iw_cm_id *id,
 		ev.ird = cep->res.ird;
 		ev.ord = cep->res.ord;
 	}
-	id->event_handler(id, &ev);
+	return id->event_handler(id, &ev);
 }
 
 /* ------------------------------------------------------------------------
@@ -807,7 +808,18 @@ static void siw_cep_request_in(struct siw_cep *cep)
 	}
 	cep->state = SIW_CEP_REQUESTED;
 	siw_cep_arm(cep, SIW_CM_REQUEST_TIMEOUT_MS);
-	siw_cep_upcall(cep, siw_listener_cm_id(l), IW_CM_EVENT_CONNECT_REQUEST, 0);
+	if (!siw_cep_upcall(cep, siw_listener_cm_id(l),
+			    IW_CM_EVENT_CONNECT_REQUEST, 0))
+		return;
+	/*
+	 * The listener's backlog is full: iw_cm dropped the request and
+	 * leaves the answer to us. Refuse it now rather than let the peer
+	 * wait for a reply that never comes.
+	 */
+	siw_cep_log(warn_rl, cep,
+		    "listen backlog full, connection request refused\n");
+	siw_cep_refuse(cep, NULL, 0);
+	siw_cep_close(cep, true, 0);
 }
 
 static struct siw_cep *siw_cep_of(struct iw_cm_id *id)
