@@ -827,6 +827,28 @@ static struct siw_cep *siw_cep_of(struct iw_cm_id *id)
 	return siw_cep_lookup((u32)(uintptr_t)id->provider_data);
 }
 
+/*
+ * A consumer may accept a request it accepted already (rping -P does, from
+ * two threads) before iw_cm has handled our ESTABLISHED. Refused, iw_cm
+ * would take it for a failed accept, forget the connection while
+ * ESTABLISHED is on its way and stop on a BUG_ON when it arrives. So the
+ * second accept succeeds and changes nothing here. iw_cm has swapped in
+ * the QP it names, with a reference, and dropped its pointer to the QP it
+ * held without dropping that reference: drop it for iw_cm.
+ */
+static void siw_cm_accept_again(struct siw_cep *cep, u32 qpn)
+{
+	struct siw_qp *qp = siw_qp_get_by_num(cep->sdev, qpn);
+
+	siw_cep_log(info, cep, "accepted once more (QP %u): ignored\n", qpn);
+	if (cep->iw_qp)
+		siw_qp_put(cep->iw_qp);
+	/* iw_cm's new reference keeps it. */
+	cep->iw_qp = qp;
+	if (qp)
+		siw_qp_put(qp);
+}
+
 static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
 	struct siw_device *sdev = to_siw_device(id->device);
@@ -838,6 +860,11 @@ static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!cep)
 		return -ECONNRESET;
 	mutex_lock(&cep->mutex);
+	err = 0;
+	if (cep->accepted_by == id) {
+		siw_cm_accept_again(cep, param->qpn);
+		goto out;
+	}
 	err = -ECONNRESET;
 	if (cep->state != SIW_CEP_REQUESTED)
 		goto out;
@@ -871,6 +898,8 @@ static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto out;
 	}
 	siw_listener_unlink(cep);
+	cep->accepted_by = id;
+	cep->iw_qp = qp;
 	siw_cep_upcall(cep, id, IW_CM_EVENT_ESTABLISHED, 0);
 	siw_cep_pull_rx(cep);
 out:

@@ -53,6 +53,8 @@ struct siw_cep {
 	struct siw_qp *qp;		/* referenced */
 	struct iw_cm_id *cm_id;		/* referenced (add_ref) */
 	struct siw_listener *listener;	/* passive, until accepted */
+	struct iw_cm_id *accepted_by;	/* passive: compared only */
+	struct siw_qp *iw_qp;		/* the QP iw_cm holds for accepted_by */
 	struct list_head lnode;
 	struct sockaddr_storage laddr;
 	struct sockaddr_storage raddr;
