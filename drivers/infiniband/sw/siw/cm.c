@@ -1082,9 +1082,19 @@ void siw_cm_device_gone(struct siw_device *sdev)
 	flush_workqueue(siw_cm_wq);
 }
 
+/*
+ * One endpoint work item at a time, in the order they were queued: the
+ * connections a peer opens one after the other reach iw_cm as connection
+ * requests in that same order, and each side sends its MPA request or
+ * reply in the order TCP came up. Applications pair the connections they
+ * open with the requests the other side accepts by that order (perftest
+ * -q N does); with work items running side by side a later request could
+ * overtake an earlier one, and they would pair the wrong QPs. No work
+ * item waits for another one on this queue.
+ */
 int siw_cm_module_init(void)
 {
-	siw_cm_wq = alloc_workqueue("siw_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	siw_cm_wq = alloc_ordered_workqueue("siw_cm", WQ_MEM_RECLAIM);
 	return siw_cm_wq ? 0 : -ENOMEM;
 }
 
