@@ -15,6 +15,12 @@
  * -R) hand to modify_qp as the peer's address: siw connects QPs to it
  * (qp_connect.c). The table follows address changes; unused entries are
  * zero.
+ *
+ * The last entry repeats GID 0. At every GID_CHANGE the core rewrites its
+ * cache entry by entry, each one absent for a moment; an rdma_cm lookup of
+ * the MAC GID in that moment (a connection request arriving, an address
+ * being resolved) would find no device and refuse the connection. With two
+ * copies, one is always there.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -49,7 +55,7 @@ static u32 siw_gid_add_ipv4(struct net_device *ndev, union ib_gid *gid, u32 n)
 	in = __in_dev_get_rcu(ndev);
 	if (in) {
 		in_dev_for_each_ifa_rcu(ifa, in) {
-			if (n == SIW_GID_TBL_LEN)
+			if (n == SIW_GID_MAC_COPY)
 				break;
 			ipv6_addr_set_v4mapped(ifa->ifa_local,
 					       (struct in6_addr *)gid[n++].raw);
@@ -69,7 +75,7 @@ static u32 siw_gid_add_ipv6(struct net_device *ndev, union ib_gid *gid, u32 n)
 		return n;
 	read_lock_bh(&idev->lock);
 	list_for_each_entry(ifp, &idev->addr_list, if_list) {
-		if (n == SIW_GID_TBL_LEN)
+		if (n == SIW_GID_MAC_COPY)
 			break;
 		memcpy(gid[n++].raw, &ifp->addr, sizeof(ifp->addr));
 	}
@@ -87,6 +93,7 @@ static void siw_gid_compute(struct siw_device *sdev, u8 *mac,
 	memset(gid, 0, sizeof(*gid) * SIW_GID_TBL_LEN);
 	siw_gid_pick_mac(sdev, mac);
 	ether_addr_copy(gid[0].raw, mac);
+	gid[SIW_GID_MAC_COPY] = gid[0];
 	n = siw_gid_add_ipv4(sdev->netdev, gid, 1);
 	siw_gid_add_ipv6(sdev->netdev, gid, n);
 }

@@ -30,6 +30,7 @@
 /* One port, one GID, one (default) P_Key. */
 #define SIW_PORT		1
 #define SIW_GID_TBL_LEN		16	/* 0: MAC; then IP addresses */
+#define SIW_GID_MAC_COPY	(SIW_GID_TBL_LEN - 1)	/* GID 0 again */
 #define SIW_PKEY_TBL_LEN	1
 #define SIW_DEFAULT_PKEY	0xffff
 
