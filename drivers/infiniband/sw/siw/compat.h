@@ -11,8 +11,10 @@
 #ifndef SIW_COMPAT_H
 #define SIW_COMPAT_H
 
+#include <linux/bvec.h>
 #include <linux/gfp.h>
 #include <linux/netdevice.h>
+#include <net/tcp.h>
 
 /*
  * Tracked references to the bound netdev. netdev_hold()/netdev_put() exist
@@ -21,6 +23,47 @@
  */
 #define siw_netdev_hold(ndev, tracker) netdev_hold(ndev, tracker, GFP_KERNEL)
 #define siw_netdev_put(ndev, tracker) netdev_put(ndev, tracker)
+
+/*
+ * Hand TCP @len octets of @page at @offset by reference, not by copy, on a
+ * socket the caller has locked, without waiting; @more: more of the same
+ * message follows. Returns what TCP took, -EAGAIN when the socket is
+ * full, or another negative error. Up
+ * to 6.4 that is tcp_sendpage_locked(), which copies by itself where the
+ * route cannot gather; 6.5 replaced sendpage with MSG_SPLICE_PAGES. The
+ * test is MSG_SENDPAGE_NOTLAST, which went with sendpage: Debian's 6.1
+ * defines MSG_SPLICE_PAGES (a stable backport) while its TCP ignores it
+ * and copies. The MSG_SPLICE_PAGES branch is not built here yet: the 6.12
+ * port checks it.
+ */
+#ifdef MSG_SENDPAGE_NOTLAST
+static inline int siw_tcp_send_page_locked(struct sock *sk, struct page *page,
+					   unsigned int offset, size_t len,
+					   bool more)
+{
+	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+
+	if (more)
+		flags |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
+	return tcp_sendpage_locked(sk, page, offset, len, flags);
+}
+#else
+static inline int siw_tcp_send_page_locked(struct sock *sk, struct page *page,
+					   unsigned int offset, size_t len,
+					   bool more)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | MSG_SPLICE_PAGES,
+	};
+	struct bio_vec bv;
+
+	if (more)
+		msg.msg_flags |= MSG_MORE;
+	bvec_set_page(&bv, page, len, offset);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
+	return tcp_sendmsg_locked(sk, &msg, len);
+}
+#endif
 
 /*
  * To check when adding 6.12 (not verified against its source yet):

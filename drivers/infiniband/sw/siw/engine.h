@@ -23,6 +23,7 @@
 #ifndef SIW_ENGINE_H
 #define SIW_ENGINE_H
 
+#include <linux/bitmap.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/spinlock.h>
@@ -104,6 +105,8 @@ struct siw_tx {
 	/* FPDU in progress: kvecs over hdr, source memory and trl. */
 	struct kvec kvec[SIW_TX_MAX_KVEC];
 	u32 nr_kvec;
+	/* kvecs TCP may take by page reference (see siw_tx_push_zcopy()) */
+	DECLARE_BITMAP(zcopy, SIW_TX_MAX_KVEC);
 	u32 fpdu_len;
 	u32 fpdu_sent;
 	bool fpdu_last;			/* last FPDU of the message */

@@ -7,7 +7,9 @@
  * for it), then the next SQE. A message goes out as FPDUs of up to
  * tx.max_ulpdu octets (about what TCP takes in one GSO send, not one MSS),
  * each gathered with kvecs straight from the registered memory: TCP copies
- * it once; the CRC, when on, is one more read of the same octets.
+ * it once; the CRC, when on, is one more read of the same octets. Read
+ * Responses go without that copy: TCP takes their pages by reference
+ * (see siw_tx_push_zcopy()).
  *
  * The socket is non-blocking. When it is full, the transmitter leaves
  * with the FPDU half sent and sk_write_space brings it back in a work
@@ -35,9 +37,23 @@ static_assert(SIW_MAX_IRD <= SIW_IRQ_SIZE);
 
 static struct workqueue_struct *siw_tx_wq;
 
+static bool tx_zcopy = true;
+module_param(tx_zcopy, bool, 0644);
+MODULE_PARM_DESC(tx_zcopy,
+		 "Send RDMA Read Responses from their pages without a copy (default: on)");
+
+/* Below a page of payload a copy costs less than a page reference. */
+#define SIW_TX_ZCOPY_MIN	PAGE_SIZE
+
+/*
+ * High priority: a work item here is what a peer waits for (a Read
+ * Response, the rest of a message the socket had no room for), and it
+ * should not queue behind the busy-polling processes of this host.
+ */
 int siw_tx_module_init(void)
 {
-	siw_tx_wq = alloc_workqueue("siw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	siw_tx_wq = alloc_workqueue("siw_tx",
+				    WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	return siw_tx_wq ? 0 : -ENOMEM;
 }
 
@@ -231,9 +247,12 @@ static void siw_tx_add_kvec(struct siw_tx *tx, void *base, u32 len)
 	tx->nr_kvec++;
 }
 
-/* Add [addr, addr + len) of @mem as kvecs. Returns 0 or -enum siw_mem_err. */
+/*
+ * Add [addr, addr + len) of @mem as kvecs; with @zcopy, mark those whose
+ * page TCP may hold a reference to. Returns 0 or -enum siw_mem_err.
+ */
 static int siw_tx_add_mem(struct siw_tx *tx, struct siw_mem *mem, u64 addr,
-			  u32 len)
+			  u32 len, bool zcopy)
 {
 	struct siw_mem_piece piece;
 	int err;
@@ -244,6 +263,8 @@ static int siw_tx_add_mem(struct siw_tx *tx, struct siw_mem *mem, u64 addr,
 		err = siw_mem_piece(mem, addr, len, &piece);
 		if (err)
 			return err;
+		if (zcopy && sendpage_ok(piece.page))
+			__set_bit(tx->nr_kvec, tx->zcopy);
 		siw_tx_add_kvec(tx, page_address(piece.page) + piece.offset,
 				piece.len);
 		addr += piece.len;
@@ -282,7 +303,7 @@ static int siw_tx_gather_sges(struct siw_qp *qp, u32 len)
 				    n);
 		if (!err)
 			err = siw_tx_add_mem(tx, mem, sge->laddr + tx->sge_off,
-					     n);
+					     n, false);
 		if (err)
 			return err;
 		tx->sge_off += n;
@@ -306,7 +327,9 @@ static int siw_tx_gather_rresp(struct siw_qp *qp, u32 len)
 	err = siw_mem_check(mem, qp->base.pd, IB_ACCESS_REMOTE_READ,
 			    tx->rresp.src_to + tx->done, len);
 	if (!err)
-		err = siw_tx_add_mem(tx, mem, tx->rresp.src_to + tx->done, len);
+		err = siw_tx_add_mem(tx, mem, tx->rresp.src_to + tx->done, len,
+				     READ_ONCE(tx_zcopy) &&
+				     len >= SIW_TX_ZCOPY_MIN);
 	return err;
 }
 
@@ -331,6 +354,7 @@ static int siw_tx_frame(struct siw_qp *qp)
 		h->to = tx->sqe.raddr + tx->done;
 
 	tx->nr_kvec = 0;
+	bitmap_zero(tx->zcopy, SIW_TX_MAX_KVEC);
 	hlen = siw_fpdu_build_hdr(tx->hdr_buf, sizeof(tx->hdr_buf), h,
 				  payload);
 	if (WARN_ON_ONCE(hlen < 0))
@@ -580,12 +604,72 @@ static int siw_tx_start(struct siw_qp *qp)
  * Sending.
  */
 
+/*
+ * Push the FPDU with its marked kvecs as page references. Safe for Read
+ * Responses only: a responder learns that its memory may change again
+ * only from the requester, once the Read completed there, so once the
+ * requester's TCP has every octet, and a retransmission it does not need
+ * cannot alter what it placed. A Send or Write completes here when TCP
+ * has taken it, before the peer has it: those are copied. The socket lock
+ * is taken once for all of the FPDU's pieces.
+ */
+static int siw_tx_push_zcopy(struct siw_tx *tx)
+{
+	struct sock *sk = tx->sock->sk;
+	u32 skip = tx->fpdu_sent, i, len;
+	int rv = 0;
+
+	lock_sock(sk);
+	for (i = 0; i < tx->nr_kvec; i++) {
+		struct kvec piece = tx->kvec[i];
+		bool more;
+
+		if (skip >= piece.iov_len) {
+			skip -= piece.iov_len;
+			continue;
+		}
+		piece.iov_base += skip;
+		piece.iov_len -= skip;
+		len = piece.iov_len;
+		skip = 0;
+		/*
+		 * TCP pushes after the last octet of a message, whatever
+		 * kvec holds it: the trailer is empty without CRC and pad.
+		 */
+		more = !tx->fpdu_last || tx->fpdu_sent + len < tx->fpdu_len;
+		if (test_bit(i, tx->zcopy)) {
+			rv = siw_tcp_send_page_locked(sk,
+						      virt_to_page(piece.iov_base),
+						      offset_in_page(piece.iov_base),
+						      len, more);
+		} else {
+			struct msghdr msg = {
+				.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL |
+					     (more ? MSG_MORE : 0),
+			};
+
+			rv = kernel_sendmsg_locked(sk, &msg, &piece, 1, len);
+		}
+		if (rv <= 0)
+			break;
+		tx->fpdu_sent += rv;
+		if (rv < len)
+			break;
+	}
+	release_sock(sk);
+	if (rv < 0)
+		return rv;
+	return tx->fpdu_sent < tx->fpdu_len ? -EAGAIN : 0;
+}
+
 static int siw_tx_push(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	int rv;
 
+	if (!bitmap_empty(tx->zcopy, SIW_TX_MAX_KVEC))
+		return siw_tx_push_zcopy(tx);
 	if (!tx->fpdu_last)
 		msg.msg_flags |= MSG_MORE;
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, tx->kvec, tx->nr_kvec,
