@@ -564,3 +564,22 @@ int query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 	attr->srq_limit = resp.srq_limit;
 	return 0;
 }
+
+struct ibv_srq_attr srq_attr(struct ibv_srq *srq)
+{
+	struct ibv_srq_attr attr;
+
+	memset(&attr, 0xff, sizeof(attr));
+	must(query_srq(srq, &attr), "query_srq");
+	return attr;
+}
+
+void expect_srq_limit(struct ibv_srq *srq, uint32_t want, const char *when)
+{
+	uint32_t got = srq_attr(srq).srq_limit;
+
+	if (got != want)
+		fail("%s: query_srq reads srq_limit %u, expected %u", when, got,
+		     want);
+	note("%s: srq_limit %u", when, got);
+}

@@ -167,6 +167,12 @@ int raw_doorbell(struct ibv_qp *qp);
  */
 int query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 
+/* query_srq() that fails the test on error; unset fields read all ones. */
+struct ibv_srq_attr srq_attr(struct ibv_srq *srq);
+
+/* Fail unless the SRQ's srq_limit reads @want; @when names the moment. */
+void expect_srq_limit(struct ibv_srq *srq, uint32_t want, const char *when);
+
 void sleep_ms(int ms);
 
 #endif /* SIW_PROGS_COMMON_H */

@@ -29,25 +29,6 @@
 #define ASK_SGE 2
 #define POSTED 16
 
-static struct ibv_srq_attr query(struct ibv_srq *srq)
-{
-	struct ibv_srq_attr attr;
-
-	memset(&attr, 0xff, sizeof(attr));
-	must(query_srq(srq, &attr), "query_srq");
-	return attr;
-}
-
-static void expect_limit(struct ibv_srq *srq, uint32_t want, const char *after)
-{
-	struct ibv_srq_attr attr = query(srq);
-
-	if (attr.srq_limit != want)
-		fail("after %s srq_limit reads %u, expected %u", after,
-		     attr.srq_limit, want);
-	note("after %s: srq_limit %u", after, attr.srq_limit);
-}
-
 static int set_limit(struct ibv_srq *srq, uint32_t limit)
 {
 	struct ibv_srq_attr attr = { .srq_limit = limit };
@@ -86,24 +67,24 @@ static void test_limit(struct ibv_context *ctx, struct ibv_srq *srq,
 		       struct ibv_sge *sge)
 {
 	struct ibv_device_attr dev;
-	struct ibv_srq_attr attr = query(srq);
+	struct ibv_srq_attr attr = srq_attr(srq);
 	struct ibv_async_event ev;
 	int err;
 
 	step("post %d receives, arm the limit", POSTED);
 	post_srq_recvs(srq, 0x100, POSTED, sge);
 	must(set_limit(srq, POSTED / 2), "ibv_modify_srq(IBV_SRQ_LIMIT)");
-	expect_limit(srq, POSTED / 2, "arming");
+	expect_srq_limit(srq, POSTED / 2, "after arming");
 	must(set_limit(srq, POSTED / 4), "ibv_modify_srq(IBV_SRQ_LIMIT) again");
-	expect_limit(srq, POSTED / 4, "re-arming");
+	expect_srq_limit(srq, POSTED / 4, "after re-arming");
 
 	step("a limit above max_wr (%u) fails with EINVAL", attr.max_wr);
 	err = set_limit(srq, attr.max_wr + 1);
 	if (err != EINVAL)
 		fail("srq_limit = max_wr + 1: %s, expected EINVAL",
 		     err ? errname(err) : "succeeded");
-	expect_limit(srq, POSTED / 4, "the refused modify");
-	if (query(srq).max_wr != attr.max_wr)
+	expect_srq_limit(srq, POSTED / 4, "after the refused modify");
+	if (srq_attr(srq).max_wr != attr.max_wr)
 		fail("refused modify changed max_wr");
 
 	step("resize (IBV_SRQ_MAX_WR)");
@@ -121,7 +102,7 @@ static void test_limit(struct ibv_context *ctx, struct ibv_srq *srq,
 
 	step("disarm, then arm above the number of posted receives");
 	must(set_limit(srq, 0), "ibv_modify_srq(srq_limit 0)");
-	expect_limit(srq, 0, "disarming");
+	expect_srq_limit(srq, 0, "after disarming");
 	must(set_limit(srq, POSTED * 2), "ibv_modify_srq(srq_limit > posted)");
 	if (wait_async_event(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, QUIET_MS, &ev))
 		note("SRQ_LIMIT_REACHED on arming above the fill level");
@@ -180,7 +161,7 @@ int main(int argc, char **argv)
 	srq = try_srq(pd, ASK_WR, ASK_SGE);
 	if (!srq)
 		fail_or_skip(errno, "ibv_create_srq");
-	attr = query(srq);
+	attr = srq_attr(srq);
 	note("query: max_wr %u max_sge %u srq_limit %u", attr.max_wr,
 	     attr.max_sge, attr.srq_limit);
 	if (attr.max_wr < ASK_WR || attr.max_sge < ASK_SGE)

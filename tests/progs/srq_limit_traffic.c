@@ -71,25 +71,6 @@ static uint8_t msg_byte(uint32_t seq, uint32_t i)
 	return (uint8_t)(seq * 29 + i * 7 + (i >> 8) + 1);
 }
 
-static struct ibv_srq_attr query(struct ibv_srq *srq)
-{
-	struct ibv_srq_attr attr;
-
-	memset(&attr, 0xff, sizeof(attr));
-	must(query_srq(srq, &attr), "query_srq");
-	return attr;
-}
-
-static void expect_limit(struct rig *r, uint32_t want, const char *when)
-{
-	uint32_t got = query(r->srq).srq_limit;
-
-	if (got != want)
-		fail("%s: query_srq reads srq_limit %u, expected %u", when, got,
-		     want);
-	note("%s: srq_limit %u", when, got);
-}
-
 static void arm(struct rig *r, uint32_t limit)
 {
 	struct ibv_srq_attr attr = { .srq_limit = limit };
@@ -443,42 +424,42 @@ int main(int argc, char **argv)
 
 	step("%d receives posted, limit armed at %d", POSTED, LIMIT);
 	arm(&r, LIMIT);
-	expect_limit(&r, LIMIT, "armed");
+	expect_srq_limit(r.srq, LIMIT, "armed");
 	expect_no_event(&r, "armed above the fill level");
 
 	step("%d Sends leave %d receives (= the limit): no event",
 	     POSTED - LIMIT, LIMIT);
 	send_msgs(&r, POSTED - LIMIT);
 	expect_no_event(&r, "at the limit");
-	expect_limit(&r, LIMIT, "at the limit");
+	expect_srq_limit(r.srq, LIMIT, "at the limit");
 
 	step("one more Send leaves %d (below the limit): SRQ_LIMIT_REACHED",
 	     LIMIT - 1);
 	send_msgs(&r, 1);
 	expect_limit_event(&r, "below the limit");
-	expect_limit(&r, 0, "after the event");
+	expect_srq_limit(r.srq, 0, "after the event");
 
 	step("%d more Sends: no second event", AFTER_EVENT);
 	send_msgs(&r, AFTER_EVENT);
 	expect_no_event(&r, "disarmed");
-	expect_limit(&r, 0, "disarmed");
+	expect_srq_limit(r.srq, 0, "disarmed");
 
 	step("post %d receives, re-arm at %d", REPOST, LIMIT);
 	post_receives(&r, REPOST);
 	above = r.posted - LIMIT;
 	note("%d receives posted", r.posted);
 	arm(&r, LIMIT);
-	expect_limit(&r, LIMIT, "re-armed");
+	expect_srq_limit(r.srq, LIMIT, "re-armed");
 	expect_no_event(&r, "re-armed above the fill level");
 
 	step("%d Sends down to the limit: no event; one more: the event",
 	     above);
 	send_msgs(&r, above);
 	expect_no_event(&r, "at the limit again");
-	expect_limit(&r, LIMIT, "at the limit again");
+	expect_srq_limit(r.srq, LIMIT, "at the limit again");
 	send_msgs(&r, 1);
 	expect_limit_event(&r, "below the limit again");
-	expect_limit(&r, 0, "after the second event");
+	expect_srq_limit(r.srq, 0, "after the second event");
 	expect_no_event(&r, "after the second event");
 
 	step("destroy everything");

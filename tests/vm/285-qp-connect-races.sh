@@ -14,6 +14,9 @@
 #    the server on either host; two ibv_rc_pingpongs started together.
 #  - One end 5 s late, either end (qp_connect_timeout_ms 10000): works.
 #    ibv_rc_pingpong's client started 5 s after its server: works.
+#  - 300 pairs of QPs of one device, destroyed while they connect to each
+#    other, at varying moments (tests/progs/qpc_destroy): every destroy
+#    returns.
 #  - The server destroys its QP as soon as its last send completed (what
 #    ibv_rc_pingpong does; qpc-peer --no-done): the client, whose QP that
 #    flushes, still receives the last message first (5 rounds).
@@ -138,6 +141,14 @@ failed_in_time() {
 
 siw_pair siw siw
 siw_param qp_connect_timeout_ms 10000
+
+step "QP pairs destroyed while they connect, 300 rounds (tests/progs/qpc_destroy)"
+# What rdma-core's pyverbs tests do when they skip a test after making
+# their QPs: a destroy_qp that never returns leaves the program in D state
+# (a hung-task report fails the run).
+on a timeout 200 "${SIW_BUILD:-$SIW_SRC/build}/progs/qpc_destroy" "$(host_dev a)" 1 300 ||
+	fail "qpc_destroy"
+expect_no_qps "the destroy rounds"
 
 step "both ends modify at the same instant (qpc-peer --sync), 4 rounds"
 for round in 1 2 3 4; do
