@@ -18,31 +18,23 @@
 # switch: mpa_crc_required and mpa_crc_strict are consts (false) in its
 # siw_main.c, so it never asks for CRC and, against itself, always runs
 # without; that is the only mode run there (and checked on the wire).
+#
+# Zero-copy: with our siw, Read Responses must go to TCP by page reference
+# with tx_zcopy on and be copied with it off (a kprobe counts the page
+# sends).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic.sh"
 
 iters=${SIW_TEST_BW_ITERS:-5}
 mapfile -t all < <(perf_all_sizes)
 
-case $SIW_TEST_TYPE in
-siw) crc_modes=(0 2) ;;
-linux_siw)
-	crc_modes=(linux)
-	echo "NOTE: linux_siw cannot switch MPA CRC (consts in its siw_main.c): CRC off only"
-	;;
-*) fail "SIW_TEST_TYPE=$SIW_TEST_TYPE" ;;
-esac
+perf_crc_modes
 
 siw_pair "$SIW_TEST_TYPE" "$SIW_TEST_TYPE"
 mpa_capture_start
 
 for mode in "${crc_modes[@]}"; do
-	crc=0
-	if [[ $mode != linux ]]; then
-		siw_param mpa_crc "$mode"
-		[[ $mode == 2 ]] && crc=1
-	fi
-	label="CRC $([[ $crc == 1 ]] && echo on || echo off)"
+	perf_crc_mode "$mode"
 
 	for tool in ib_send_bw ib_write_bw ib_read_bw; do
 		step "$tool -a -n $iters ($label)"
@@ -74,8 +66,35 @@ for mode in "${crc_modes[@]}"; do
 	done
 done
 
+# Our siw sends Read Responses of a page or more by page reference
+# (tx_zcopy, on by default): TCP gets them through tcp_sendpage_locked(),
+# which nothing else calls in this guest. With tx_zcopy off it must not.
+if [[ $SIW_TEST_TYPE == siw ]]; then
+	for zc in Y N; do
+		step "ib_read_bw -s 65536 -n 100 with tx_zcopy=$zc"
+		siw_param tx_zcopy "$zc"
+		if ! kprobe_count_start siw_zc tcp_sendpage_locked; then
+			echo "NOTE: no tcp_sendpage_locked() to probe (kernel 6.5+): not checked"
+			break
+		fi
+		timed perf_run ib_read_bw b -s 65536 -n 100 ||
+			fail "ib_read_bw (tx_zcopy=$zc)"
+		perf_check_bw "$TLOG/$PERF_NAME.cli" 65536 ||
+			fail "ib_read_bw (tx_zcopy=$zc): client report"
+		n=$(kprobe_count siw_zc)
+		kprobe_count_stop siw_zc
+		echo "   tcp_sendpage_locked() calls: $n"
+		if [[ $zc == Y ]]; then
+			((n > 0)) || fail "tx_zcopy=Y: no Read Response went by page reference"
+		else
+			((n == 0)) || fail "tx_zcopy=N: $n pages went by reference"
+		fi
+	done
+	siw_param tx_zcopy Y
+fi
+
 step "teardown"
 mpa_capture_stop
-[[ ${crc_modes[0]} == linux ]] || siw_param mpa_crc 1
+perf_crc_restore
 siw_pair_down
 echo PASS

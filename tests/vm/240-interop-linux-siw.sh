@@ -27,15 +27,32 @@
 # A perftest server listens on the wildcard address (perftest 6.06 has no
 # option to bind it), so rdma_cm listens on both devices. Linux's siw then
 # opens, in the server's namespace, a 0.0.0.0:port listener bound to its
-# own netdev's ifindex; it collides with our listener on the same port
-# unless ours is bound to our netdev too (rdma_listen: EADDRINUSE, "RDMA
-# CMA: cma_listen_on_dev, error -98"). Linux's siw opens that listener in
-# the caller's namespace, not its netdev's; only a test with both drivers
-# in one kernel meets this, so perftest runs with the server on B only.
+# own netdev's ifindex; it collides with our listener on the same port,
+# which is bound to our device's addresses, not to a netdev (rdma_listen:
+# EADDRINUSE, "RDMA CMA: cma_listen_on_dev, error -98"). rdma_cm makes
+# every device listen, whatever namespace it is in, and Linux's siw
+# listens in the caller's namespace: only a test with both drivers in one
+# kernel meets this. So a perftest server on our side (A) is bound to
+# our address by a preload shim (PERF_SRV_BIND, tests/progs/bind_addr.c),
+# as a bind option of perftest would; Linux's siw then initiates (rev 2,
+# no CRC) and we reply.
 #
 # With our mpa_rev=1 and us initiating, MPA rev 1 is exchanged correctly
 # and perftest works, but Linux's rping server fails its first post
 # ("post send error") without a word on the wire; it is left out there.
+#
+# Linux's siw 6.1 can miss the first FPDU after its MPA Reply: its accept
+# sends the Reply and only then hands the socket's data_ready to the QP
+# (or, when it waits for an RTR, to its RTR handler); in between, its CM's
+# data_ready ignores data. An FPDU that lands in that window stays unread
+# in its socket until more data comes. With MPA rev 2 our RTR is the one
+# missed, and the client's first message (it sends without waiting) wakes
+# it up. With rev 1 there is no RTR: perftest's client sends its parameters
+# and waits for the server's, which waits for the client's: both stall
+# (about once in 100 runs here). Such a run is repeated, with a note, if
+# its snapshot (run_client) shows exactly that: Linux's socket on the
+# server's port, ESTABLISHED with bytes in its receive queue, long after
+# they came. Our accept reads what came in that window (siw_cep_pull_rx).
 #
 # Dry run without our engine: SIW_TEST_INTEROP_A=linux_siw puts Linux's
 # siw on A as well; the MPA knobs are then left alone and every run is
@@ -78,6 +95,17 @@ must_fail_cleanly() {
 	echo "   failed as expected (client exit $CS_CLI_RC)"
 }
 
+# linux_missed_fpdu NAME: the perf_run NAME stalled because Linux's siw
+# (the server, in b) never read what our client sent (see above).
+linux_missed_fpdu() {
+	local stall=$TLOG/$1.cli.stall q
+	((CS_CLI_RC == 124 || CS_CLI_RC == 137)) && [[ -f $stall ]] || return 1
+	q=$(awk -v port=":$TPORT" '/^== / { on = ($0 == "== ss -tan in b"); next }
+		on && $1 == "ESTAB" && $2 > 0 && substr($4, length($4) - length(port) + 1) == port { print $2; exit }' "$stall")
+	[[ -n $q ]] || return 1
+	echo "   $1: Linux's siw left the client's first $q bytes unread in its socket (its accept race, see the top of this test): once more"
+}
+
 for rev in 2 1; do
 	for crc in 0 2; do
 		if [[ $type_a == siw ]]; then
@@ -104,20 +132,23 @@ for rev in 2 1; do
 				mpa_expect "$TPORT" "$REQ" "$REP" || fail "MPA, $what"
 			fi
 
-			if [[ $type_a == siw && $sh == a ]]; then
-				echo "   perftest with the server on our side skipped: listener collision (see above)"
-				continue
-			fi
+			bind=
+			[[ $sh == a ]] && bind=$IP_A
 			for tool in ib_send_bw ib_write_bw ib_read_bw; do
 				step "$tool -s $size, $what (expect $OUTCOME)"
 				if [[ $OUTCOME == ok ]]; then
-					timed perf_run "$tool" "$sh" -s "$size" -n "$iters" ||
-						fail "$tool, $what"
+					retry_if=
+					[[ $sh == b ]] && retry_if=linux_missed_fpdu
+					PERF_RETRY_IF=$retry_if PERF_SRV_BIND=$bind \
+						timed perf_run "$tool" "$sh" \
+						-s "$size" -n "$iters" || fail "$tool, $what"
 					perf_check_bw "$TLOG/$PERF_NAME.cli" "$size" ||
 						fail "$tool, $what: client report"
+					mpa_expect "$TPORT" "$REQ" "$REP" ||
+						fail "MPA, $tool, $what"
 				else
-					QUIET=1 PERF_SECS=60 timed perf_run "$tool" "$sh" \
-						-s "$size" -n "$iters" || true
+					QUIET=1 PERF_SECS=60 PERF_SRV_BIND=$bind timed \
+						perf_run "$tool" "$sh" -s "$size" -n "$iters" || true
 					must_fail_cleanly "$tool, $what"
 				fi
 			done

@@ -38,10 +38,11 @@ print(a.exploded)' "$1"
 
 ZERO_GID=0000:0000:0000:0000:0000:0000:0000:0000
 
-# gid_table DEV: the non-zero GIDs 1.. of DEV, one a line, in index order.
+# gid_table DEV: the non-zero address GIDs (1..14) of DEV, one a line, in
+# index order. GID 15 repeats GID 0 (035-gid-rewrite).
 gid_table() {
 	local i g
-	for ((i = 1; i < 16; i++)); do
+	for ((i = 1; i < 15; i++)); do
 		g=$(cat "/sys/class/infiniband/$1/ports/1/gids/$i" 2>/dev/null) || break
 		[[ $g == "$ZERO_GID" ]] || echo "$g"
 	done
@@ -70,7 +71,7 @@ gid_index() {
 # gid_index_match DEV ERE: the first index of DEV whose GID matches ERE.
 gid_index_match() {
 	local i
-	for ((i = 1; i < 16; i++)); do
+	for ((i = 1; i < 15; i++)); do
 		grep -Eq "$2" "/sys/class/infiniband/$1/ports/1/gids/$i" &&
 			{ echo "$i"; return 0; }
 	done
@@ -165,42 +166,66 @@ no_qps_left() {
 
 siw_pair siw siw
 
+# gid_layout: GID 0 of each device is the MAC-based one, GID 1 its IPv4
+# address, and siw_a has GIDs for fd00:99::1 and a link-local address.
+# Says what is wrong and returns 1 otherwise. Sysfs shows the RDMA core's
+# GID cache, which rewrites every entry at each GID change (an entry reads
+# as zero meanwhile): checks of the table retry for up to 20 s.
+gid_layout() {
+	local h dev mac g0 table
+	for h in a b; do
+		dev=$(host_dev "$h")
+		mac=$(on "$h" cat "/sys/class/net/v-$h/address")
+		g0=$(cat "/sys/class/infiniband/$dev/ports/1/gids/0")
+		[[ ${g0//:/} == "${mac//:/}00000000000000000000" ]] ||
+			{ echo "$dev GID 0 $g0 is not the MAC-based one ($mac)"; return 1; }
+		[[ $(cat "/sys/class/infiniband/$dev/ports/1/gids/1") == "$(gid_form "$(host_ip "$h")")" ]] ||
+			{ echo "$dev GID 1 is not ::ffff:$(host_ip "$h")"; return 1; }
+	done
+	# Not "gid_table | grep -q": under pipefail, grep quitting at its match
+	# kills gid_table's next echo with SIGPIPE and fails the pipeline.
+	table=$(gid_table "$DEV_A")
+	grep -qx "$(gid_form fd00:99::1)" <<<"$table" ||
+		{ echo "$DEV_A: no GID for fd00:99::1"; return 1; }
+	grep -q '^fe80:' <<<"$table" ||
+		{ echo "$DEV_A: no GID for the link-local address"; return 1; }
+}
+
 step "GID table: MAC-based GID 0, then IPv4-mapped, then IPv6"
+# Link-local addresses come with the carrier, which the kernel reports
+# late (linkwatch): wait for them, so the tables are complete when checked.
+for h in a b; do
+	wait_for 10 on "$h" bash -c "ip -6 addr show dev v-$h scope link | grep -q fe80"
+done
 on a ip addr add fd00:99::1/64 dev v-a nodad
 on b ip addr add fd00:99::2/64 dev v-b nodad
 check_gids
-for h in a b; do
-	dev=$(host_dev "$h")
-	mac=$(on "$h" cat "/sys/class/net/v-$h/address")
-	g0=$(cat "/sys/class/infiniband/$dev/ports/1/gids/0")
-	[[ ${g0//:/} == "${mac//:/}00000000000000000000" ]] ||
-		fail "$dev GID 0 $g0 is not the MAC-based one ($mac)"
-done
-[[ $(cat "/sys/class/infiniband/$DEV_A/ports/1/gids/1") == "$(gid_form "$IP_A")" ]] ||
-	fail "$DEV_A GID 1 is not ::ffff:$IP_A"
-[[ $(cat "/sys/class/infiniband/$DEV_B/ports/1/gids/1") == "$(gid_form "$IP_B")" ]] ||
-	fail "$DEV_B GID 1 is not ::ffff:$IP_B"
-gid_table "$DEV_A" | grep -qx "$(gid_form fd00:99::1)" || fail "$DEV_A: no GID for fd00:99::1"
-gid_table "$DEV_A" | grep -q '^fe80:' || fail "$DEV_A: no GID for the link-local address"
+until_ok 20 gid_layout || fail "after 20 s: $UNTIL_OK_OUT"
+
+# devinfo_gids: ibv_devinfo -v lists every GID of siw_a's table.
+devinfo_gids() {
+	local g
+	ibv_devinfo -v -d "$DEV_A" >"$TLOG/devinfo-a" || { echo "ibv_devinfo -v -d $DEV_A failed"; return 1; }
+	for g in $(gid_table "$DEV_A"); do
+		grep -Eq "GID\[ *[0-9]+\]:[[:space:]]*$g" "$TLOG/devinfo-a" ||
+			{ echo "ibv_devinfo -v does not list GID $g"; return 1; }
+	done
+}
 
 step "ibv_devinfo -v lists the address GIDs"
-ibv_devinfo -v -d "$DEV_A" >"$TLOG/devinfo-a" || fail "ibv_devinfo -v -d $DEV_A"
+until_ok 20 devinfo_gids || fail "after 20 s: $UNTIL_OK_OUT"
 grep 'GID\[' "$TLOG/devinfo-a" | sed 's/^[[:space:]]*/   /'
-for g in $(gid_table "$DEV_A"); do
-	grep -Eq "GID\[ *[0-9]+\]:[[:space:]]*$g" "$TLOG/devinfo-a" ||
-		fail "ibv_devinfo -v does not list GID $g"
-done
 
 step "the table follows ip addr add/del"
 on a ip addr add 10.99.5.1/24 dev v-a
 on b ip addr add 10.99.5.2/24 dev v-b
 on a ip addr add fd00:5::1/64 dev v-a nodad
 check_gids
-gid_index "$DEV_A" 10.99.5.1 >/dev/null || fail "no GID for 10.99.5.1"
-gid_index "$DEV_A" fd00:5::1 >/dev/null || fail "no GID for fd00:5::1"
+until_ok 20 gid_index "$DEV_A" 10.99.5.1 || fail "no GID for 10.99.5.1"
+until_ok 20 gid_index "$DEV_A" fd00:5::1 || fail "no GID for fd00:5::1"
 on a ip addr del fd00:5::1/64 dev v-a
 check_gids
-gid_table "$DEV_A" | grep -qx "$(gid_form fd00:5::1)" && fail "GID of fd00:5::1 still there"
+! gid_index "$DEV_A" fd00:5::1 >/dev/null || fail "GID of fd00:5::1 still there"
 
 step "ibv_rc_pingpong -g 1 -c (defaults: 4096 B, 1000 iterations)"
 timed pp_run ibv_rc_pingpong -g 1 -c || fail "ibv_rc_pingpong -g 1"

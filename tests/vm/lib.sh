@@ -38,6 +38,18 @@ wait_for() {
 	done
 }
 
+# until_ok SECONDS CMD...: like wait_for, but returns 1 instead of failing
+# the test; CMD's output of its last try is left in UNTIL_OK_OUT.
+UNTIL_OK_OUT=
+until_ok() {
+	local end=$((SECONDS + $1))
+	shift
+	until UNTIL_OK_OUT=$("$@" 2>&1); do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
 # Load the RDMA core modules our siw.ko needs (siw itself is loaded on
 # demand by "rdma link add", or explicitly by siw_load).
 rdma_core_load() {
@@ -234,6 +246,28 @@ siw_param() {
 	[[ $(<"$f") == "$2" ]] || fail "siw $1 reads $(<"$f") after writing $2"
 }
 
+# Calls of a kernel function, counted by a kprobe (tracefs).
+# kprobe_count_start NAME FUNC: arm probe NAME on FUNC, from 0 (returns 1
+# when the kernel has no probe point FUNC). kprobe_count NAME: the calls
+# so far. kprobe_count_stop NAME: remove it.
+KPROBE_DIR=/sys/kernel/tracing
+kprobe_count_start() {
+	mountpoint -q "$KPROBE_DIR" ||
+		mount -t tracefs nodev "$KPROBE_DIR" || fail "cannot mount tracefs"
+	echo "p:$1 $2" >>"$KPROBE_DIR/kprobe_events" 2>/dev/null || return 1
+	echo 1 >"$KPROBE_DIR/events/kprobes/$1/enable" ||
+		fail "cannot enable kprobe $1"
+}
+
+kprobe_count() {
+	awk -v n="$1" '$1 == n { print $2 }' "$KPROBE_DIR/kprobe_profile"
+}
+
+kprobe_count_stop() {
+	echo 0 >"$KPROBE_DIR/events/kprobes/$1/enable"
+	echo "-:$1" >>"$KPROBE_DIR/kprobe_events"
+}
+
 # Timing: now_ms, and timed CMD... which runs CMD, prints how long it took
 # and returns CMD's status.
 now_ms() {
@@ -287,7 +321,7 @@ srv_stop_all() {
 # run_client HOST SECS LOG CMD...: run a client in the foreground; returns
 # its exit status (124 when timeout(1) had to stop it).
 run_client() {
-	local h=$1 secs=$2 log=$3 pid wd rc=0
+	local h=$1 secs=$2 log=$3 pid wd rc=0 i
 	shift 3
 	rm -f "$log.stall"
 	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1 &
@@ -298,18 +332,31 @@ run_client() {
 		kill -0 "$pid" 2>/dev/null && stall_snapshot >"$log.stall" 2>&1) &
 	wd=$!
 	wait "$pid" || rc=$?
+	# A snapshot under way may take longer than those 3 s in a loaded
+	# guest: let it finish (20 s at most), its end is the kernel log.
+	for ((i = 0; i < 20; i++)); do
+		[[ -e $log.stall ]] && kill -0 "$wd" 2>/dev/null || break
+		sleep 1
+	done
 	kill "$wd" 2>/dev/null || true
 	wait "$wd" 2>/dev/null || true
 	return "$rc"
 }
 
-# stall_snapshot: the QPs (with siw's engine state) and TCP sockets of
-# every host, blocked tasks and the kernel log's tail.
+# stall_snapshot: the QPs (with siw's engine state), the rdma_cm IDs (which
+# QP is on which TCP connection) and TCP sockets of every host, blocked
+# tasks and the kernel log's tail.
 stall_snapshot() {
 	local h
 	echo "== rdma -dd res show qp"
 	rdma -dd res show qp
+	echo "== rdma res show cm_id"
+	rdma res show cm_id
+	# ss -tan lists every socket; with -m, -i or -o, ss 6.1 leaves out
+	# the ones siw connected (not those it accepted), so both run.
 	for h in $(ip netns list | cut -d' ' -f1); do
+		echo "== ss -tan in $h"
+		on "$h" ss -tan
 		echo "== ss -tmnio in $h"
 		on "$h" ss -tmnio
 	done
