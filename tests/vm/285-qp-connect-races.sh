@@ -190,8 +190,8 @@ for sh in b a; do
 	echo "   server in $sh: $(grep ' iters in ' "$TLOG/together-$sh.srv")" \
 		"(client: $(cat "$TLOG/together-$sh.loop"))"
 	if ((rc == 1 && src == 0)) &&
-		pp_teardown_race "$TLOG/together-$sh.cli" "$TLOG/together-$sh.srv"; then
-		pp_teardown_note
+		pp_teardown_race ibv_rc_pingpong "$TLOG/together-$sh.cli" "$TLOG/together-$sh.srv"; then
+		pp_teardown_note ibv_rc_pingpong
 	elif ((rc || src)); then
 		show_log "$TLOG/together-$sh.srv"
 		show_log "$TLOG/together-$sh.cli"
@@ -220,8 +220,8 @@ run_client a 60 "$TLOG/pp-late.cli" \
 	ibv_rc_pingpong -d "$DEV_A" -g 1 -c -p "$TPORT" -n 200 "$IP_B" || rc=$?
 peer_wait "$s" || { show_log "$TLOG/pp-late.srv"; fail "ibv_rc_pingpong server"; }
 SRV_PIDS=()
-if ((rc == 1)) && pp_teardown_race "$TLOG/pp-late.cli" "$TLOG/pp-late.srv"; then
-	pp_teardown_note
+if ((rc == 1)) && pp_teardown_race ibv_rc_pingpong "$TLOG/pp-late.cli" "$TLOG/pp-late.srv"; then
+	pp_teardown_note ibv_rc_pingpong
 elif ((rc)); then
 	show_log "$TLOG/pp-late.cli"
 	fail "late ibv_rc_pingpong client (exit $rc)"
