@@ -20,7 +20,9 @@
 #     request for markers (rejected with the R bit, closed), a peer that
 #     says nothing and one that stops in the middle of its request
 #     (mpa_timeout_ms=2000: closed after 2 s, within 5 s), the peer's own
-#     Terminate, and a reset in the middle of an FPDU (header; payload).
+#     Terminate (also one with layer and error type in each other's
+#     nibble, as Linux's siw sends them: the log must name the class the
+#     peer meant), and a reset in the middle of an FPDU (header; payload).
 # After every case no QP and no connection is left on B but the
 # listener. After all of them the same rping server still serves a real
 # client (rping -c -V; the server needs the client's -S: it reads that much
@@ -141,8 +143,13 @@ siw_param mpa_timeout_ms 10000
 
 step "hostile peer: sends a Terminate of its own"
 peer peer-terminate "$SRV_PORT"
-klog_expect peer-terminate "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: RDMAP error \(RDMAP 0/2/0xff\)"
+klog_expect peer-terminate "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: unspecified operation error \(RDMAP 0/2/0xff\)"
 wait_settled siw_b peer-terminate
+
+step "hostile peer: sends a Terminate with layer and type swapped (as Linux's siw does)"
+peer peer-terminate-swapped "$SRV_PORT"
+klog_expect peer-terminate-swapped "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: CRC error \(MPA 2/0/0x02; sent with layer and type swapped\)"
+wait_settled siw_b peer-terminate-swapped
 
 step "hostile peer: resets the connection in the middle of an FPDU header"
 peer abort-header "$SRV_PORT"

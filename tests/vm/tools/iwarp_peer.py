@@ -333,9 +333,22 @@ FPDU_CASES = {
     "crc": case_crc,
 }
 
+# The peer's own Terminate: its control word (layer, error type, code).
+TERMINATE_CASES = {
+    # RDMAP, remote operation, unspecified error.
+    "peer-terminate": (0x02FF0000, "a Terminate of our own (RDMAP 0/2/0xff)"),
+    # An MPA CRC error (layer 2, type 0, code 0x02) with the layer in the
+    # low nibble and the type in the high one, as Linux's siw sends it
+    # from a little-endian host: it reads as RDMAP 0/2/0x02, which is no
+    # class the RFCs define.
+    "peer-terminate-swapped":
+        (0x02020000, "a Terminate for a CRC error, layer and type swapped"),
+}
+
 # Cases that break the connection setup or end it without a Terminate.
 SETUP_CASES = ("garbage", "markers", "silent", "stall-request",
-               "peer-terminate", "abort-header", "abort-payload")
+               "peer-terminate", "peer-terminate-swapped", "abort-header",
+               "abort-payload")
 
 
 def run_fpdu_case(s, name, crc_on, deadline):
@@ -401,12 +414,11 @@ def run(args):
 
     if case in FPDU_CASES:
         run_fpdu_case(s, case, crc_on, deadline)
-    elif case == "peer-terminate":
-        # We terminate: RDMAP, remote operation, unspecified error.
-        data = fpdu(untagged_hdr(OP_TERMINATE, QN_TERMINATE, 1) +
-                    struct.pack(">I", 0x02FF0000), crc_on)
-        s.sendall(data)
-        say("sent: a Terminate of our own (RDMAP 0/2/0xff)")
+    elif case in TERMINATE_CASES:
+        ctrl, what = TERMINATE_CASES[case]
+        s.sendall(fpdu(untagged_hdr(OP_TERMINATE, QN_TERMINATE, 1) +
+                       struct.pack(">I", ctrl), crc_on))
+        say("sent: " + what)
         expect_close(s, deadline)
     elif case == "abort-header":
         # The length and 10 of the 18 octets of a Send's DDP header, then

@@ -27,6 +27,7 @@
 #include "qp.h"
 #include "siw.h"
 #include "proto/crc32c.h"
+#include "proto/term.h"
 
 #define SIW_TERM_CODE(l, t, c) \
 	((struct siw_term_code){ SIW_TERM_LAYER_##l, SIW_TERM_##t, SIW_TERM_##c })
@@ -36,55 +37,6 @@ static const char * const siw_term_layer_str[] = {
 	[SIW_TERM_LAYER_DDP] = "DDP",
 	[SIW_TERM_LAYER_LLP] = "MPA",
 };
-
-/* Words for the kernel log; codes as numbers follow them. */
-static const char *siw_term_str(const struct siw_term_code *tc)
-{
-	switch (tc->layer) {
-	case SIW_TERM_LAYER_RDMAP:
-		if (tc->etype == SIW_TERM_RDMAP_CATASTROPHIC)
-			return "catastrophic error";
-		switch (tc->ecode) {
-		case SIW_TERM_RDMAP_INVALID_STAG:
-			return "invalid STag";
-		case SIW_TERM_RDMAP_BASE_BOUNDS:
-			return "access outside the registered memory";
-		case SIW_TERM_RDMAP_ACCESS:
-			return "access rights violation";
-		case SIW_TERM_RDMAP_STAG_NOT_ASSOC:
-			return "STag of another protection domain";
-		case SIW_TERM_RDMAP_OPCODE:
-			return "unexpected opcode";
-		case SIW_TERM_RDMAP_CANNOT_INV:
-			return "STag cannot be invalidated";
-		default:
-			return "RDMAP error";
-		}
-	case SIW_TERM_LAYER_DDP:
-		if (tc->etype == SIW_TERM_DDP_TAGGED)
-			return tc->ecode == SIW_TERM_DDP_T_BASE_BOUNDS ?
-			       "tagged access outside the registered memory" :
-			       "invalid tagged buffer (STag)";
-		if (tc->etype == SIW_TERM_DDP_UNTAGGED) {
-			switch (tc->ecode) {
-			case SIW_TERM_DDP_U_MSN_NOBUF:
-				return "no receive buffer posted";
-			case SIW_TERM_DDP_U_MSN_RANGE:
-				return "message sequence number out of range";
-			case SIW_TERM_DDP_U_TOO_LONG:
-				return "message longer than the receive buffer";
-			default:
-				return "invalid untagged segment";
-			}
-		}
-		return "DDP error";
-	case SIW_TERM_LAYER_LLP:
-		return tc->ecode == SIW_TERM_LLP_CRC ? "CRC error" :
-		       "MPA error";
-	default:
-		return "unknown error";
-	}
-}
 
 static const char *siw_term_layer(const struct siw_term_code *tc)
 {
@@ -353,11 +305,14 @@ static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
 static void siw_rx_peer_terminated(struct siw_qp *qp,
 				   const struct siw_iwarp_hdr *h)
 {
-	const struct siw_term_code *tc = &h->u.term.code;
+	struct siw_term_code tc = h->u.term.code;
+	bool swapped = siw_term_code_unswap(&tc);
+	const char *words = siw_term_code_str(&tc);
 
-	siw_conn_err(qp, "peer sent Terminate: %s (%s %u/%u/0x%02x)\n",
-		     siw_term_str(tc), siw_term_layer(tc), tc->layer, tc->etype,
-		     tc->ecode);
+	siw_conn_err(qp, "peer sent Terminate: %s (%s %u/%u/0x%02x%s)\n",
+		     words ? words : "error class no RFC defines",
+		     siw_term_layer(&tc), tc.layer, tc.etype, tc.ecode,
+		     swapped ? "; sent with layer and type swapped" : "");
 	qp->rx.dead = true;
 	siw_qp_enter(qp, SIW_QP_TERMINATE);
 	siw_qp_async_event(qp, IB_EVENT_QP_FATAL);
