@@ -6,6 +6,17 @@
 
 set -euo pipefail
 
+# SIW_TEST_HOG=N (tests/run --hog N): N busy loops share the guest's CPUs
+# with the test for its whole run, to bring out faults that only timing
+# shows. They end with the guest.
+hog_start() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		(trap - EXIT; while :; do :; done) &
+	done
+}
+[[ ${SIW_TEST_HOG:-0} =~ ^[0-9]+$ ]] && hog_start "${SIW_TEST_HOG:-0}"
+
 # Print a step, so the console log tells where a failure happened.
 step() { echo "== $*"; }
 
