@@ -62,8 +62,9 @@
 # GSO send, and when the socket was full an FPDU goes out in pieces, so
 # its trailer may be split across two of the receiver's skbs (seen twice
 # in ~30 CRC-on runs of ib_read_bw with the guest's CPUs busy, never
-# without; the cause is read from Linux's code, no capture caught one). Our receiver takes a trailer in any pieces (tests/unit/test_rx
-# feeds every FPDU whole, octet by octet and in random chunks). A run
+# without; the cause is read from Linux's code, no capture caught one).
+# Our receiver takes a trailer in any pieces (tests/unit/test_rx feeds
+# every FPDU whole, octet by octet and in random chunks). A run
 # that failed with exactly that, Linux's "crc error" line and its CRC
 # Terminate in our log, is repeated with a note. Its Terminate has layer
 # and error type in each other's nibble; our log says so.
