@@ -974,6 +974,15 @@ static void siw_cep_on_hup(struct siw_cep *cep)
 		break;
 	case SIW_CEP_CONNECTED:
 		siw_cep_pull_rx(cep);
+		/*
+		 * A FIN is how a peer disconnects; a reset or a failed
+		 * connection (no Terminate first) is worth a line.
+		 */
+		if (err && cep->state == SIW_CEP_CONNECTED)
+			siw_cep_log(info, cep, "QP %u lost its connection: %s (%d)\n",
+				    siw_qp_num(cep->qp),
+				    err == -ECONNRESET ? "reset by the peer" :
+				    "TCP error", err);
 		/* Without iw_cm, the QP's consumer hears it from the QP. */
 		if (!cep->cm_id && cep->state == SIW_CEP_CONNECTED)
 			siw_qp_async_event(cep->qp, IB_EVENT_QP_FATAL);

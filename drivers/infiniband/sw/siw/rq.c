@@ -43,7 +43,8 @@ int siw_rq_get(struct siw_qp *qp, struct siw_rqe *rqe)
 		err = siw_rq_take(qp, rqe);
 
 	if (err == -EINVAL) {
-		siw_qp_dbg(qp, "malformed RQE (%u SGEs)\n", rqe->num_sge);
+		siw_err_rl(qp->sdev, "QP %u: malformed RQE (%u SGEs); QP to ERROR\n",
+			   siw_qp_num(qp), rqe->num_sge);
 		siw_rqe_complete(qp, rqe, 0, siw_rqe_check(rqe), 0, 0);
 		siw_qp_fail(qp, IB_EVENT_QP_FATAL);
 	}

@@ -129,9 +129,11 @@ static inline const char *siw_name(const struct siw_device *sdev)
 	pr_err("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
 #define siw_warn(sdev, fmt, ...) \
 	pr_warn("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
-/* For what a peer can make happen many times a second. */
+/* For what a peer or a process can make happen many times a second. */
 #define siw_warn_rl(sdev, fmt, ...) \
 	pr_warn_ratelimited("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
+#define siw_err_rl(sdev, fmt, ...) \
+	pr_err_ratelimited("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
 #define siw_info(sdev, fmt, ...) \
 	pr_info("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
 #define siw_dbg(sdev, fmt, ...) \

@@ -112,8 +112,10 @@ int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe)
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	if (err == -EINVAL) {
-		siw_qp_dbg(qp, "malformed SQE (opcode %u, %u SGEs, flags 0x%x)\n",
-			   sqe->opcode, sqe->num_sge, sqe->flags);
+		siw_err_rl(qp->sdev,
+			   "QP %u: malformed SQE (opcode %u, %u SGEs, flags 0x%x); QP to ERROR\n",
+			   siw_qp_num(qp), sqe->opcode, sqe->num_sge,
+			   sqe->flags);
 		siw_sqe_complete(qp, sqe, 0, siw_sqe_check(sqe, qp->user));
 		siw_qp_fail(qp, IB_EVENT_QP_FATAL);
 	}

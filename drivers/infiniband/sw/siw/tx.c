@@ -797,7 +797,8 @@ static void siw_tx_run(struct siw_qp *qp)
 		if (err == -EAGAIN)
 			return;	/* sk_write_space sets PENDING again */
 		if (err != -ENOENT) {
-			siw_qp_dbg(qp, "send failed: %d\n", err);
+			siw_conn_err(qp, "TCP send failed (%d); closing the connection\n",
+				     err);
 			siw_cm_close(qp, false);
 			return;
 		}

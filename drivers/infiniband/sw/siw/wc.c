@@ -28,8 +28,9 @@ static int siw_wc_push(struct siw_qp *qp, struct siw_cq *cq,
 	int err = siw_cq_push(cq, wc, solicited);
 
 	if (err) {
-		siw_qp_dbg(qp, "CQ full, completion of WR 0x%llx lost\n",
-			   wc->id);
+		siw_err_rl(qp->sdev,
+			   "QP %u: CQ %u full, completion of WR 0x%llx lost; QP to ERROR\n",
+			   siw_qp_num(qp), cq->id, wc->id);
 		siw_qp_fail(qp, IB_EVENT_QP_FATAL);
 	}
 	return err;
