@@ -390,6 +390,15 @@ wait_listen() {
 }
 
 # show_log LOG [LINES]: print the tail of a log, indented.
+# siw_klog_tail: the kernel's last lines from a siw (every level: the
+# console shows errors only), as "   kernel: ..." (tests/run shows them
+# first when a test fails).
+siw_klog_tail() {
+	local k
+	k=$(dmesg | grep -E '^\[ *[0-9.]+\] (linux_)?siw' | tail -n 8)
+	[[ -z $k ]] || sed 's/^/   kernel: /' <<<"$k"
+}
+
 show_log() {
 	tail -n "${2:-20}" "$1" | sed 's/^/   | /'
 	if [[ -s $1.stall ]]; then

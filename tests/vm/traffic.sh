@@ -110,6 +110,7 @@ cs_report() {
 	show_log "$TLOG/$1.cli"
 	echo "   server: ${CS_SRV_CMD[*]}"
 	show_log "$TLOG/$1.srv"
+	siw_klog_tail
 }
 
 # --- rping ------------------------------------------------------------------
