@@ -114,6 +114,7 @@ struct siw_tx {
 	u32 nr_mem;
 	u8 hdr_buf[SIW_FPDU_MAX_HDR];
 	u8 trl_buf[SIW_FPDU_MAX_TRAILER];
+	u8 *crc_copy;			/* see siw_tx_copy_payload() */
 
 	/* Terminate to send; under term_lock (RX sets it). */
 	spinlock_t term_lock;

@@ -333,6 +333,37 @@ static int siw_tx_gather_rresp(struct siw_qp *qp, u32 len)
 	return err;
 }
 
+/*
+ * With CRC on, the CRC must cover exactly the octets TCP is given. TCP
+ * copies a kvec only when it is pushed, which is after framing and, with
+ * the socket full, may be much later; meanwhile the consumer may write to
+ * a buffer whose WR has not completed (perftest rewrites its credit word
+ * so). The peer may then get either value (undefined data, as the verbs
+ * say) but must not get a CRC that matches neither: that ends the
+ * connection. So such a payload is copied first, and CRC and TCP both take
+ * the copy. Inline data is already a copy; a zero-copy Read Response is
+ * safe by contract (siw_tx_push_zcopy()).
+ */
+static void siw_tx_copy_payload(struct siw_tx *tx, u32 payload)
+{
+	u32 i, off = 0;
+
+	if (!tx->crc_copy || !payload || tx->nr_kvec < 2 ||
+	    payload > SIW_MPA_MAX_ULPDU ||
+	    !bitmap_empty(tx->zcopy, SIW_TX_MAX_KVEC))
+		return;
+	if (tx->kind == SIW_TX_SQE ? tx->sqe.flags & SIW_WQE_INLINE :
+				     tx->kind != SIW_TX_RRESP)
+		return;
+	for (i = 1; i < tx->nr_kvec; i++) {
+		memcpy(tx->crc_copy + off, tx->kvec[i].iov_base,
+		       tx->kvec[i].iov_len);
+		off += tx->kvec[i].iov_len;
+	}
+	tx->nr_kvec = 1;
+	siw_tx_add_kvec(tx, tx->crc_copy, off);
+}
+
 /* Frame the next FPDU of the message in progress. */
 static int siw_tx_frame(struct siw_qp *qp)
 {
@@ -382,6 +413,7 @@ static int siw_tx_frame(struct siw_qp *qp)
 	ulpdu = hlen - SIW_MPA_LEN_SIZE + payload;
 	st = siw_crc32c_init();
 	if (tx->crc) {
+		siw_tx_copy_payload(tx, payload);
 		for (i = 0; i < tx->nr_kvec; i++)
 			st = siw_crc32c_update(st, tx->kvec[i].iov_base,
 					       tx->kvec[i].iov_len);
@@ -888,6 +920,8 @@ void siw_engine_free(struct siw_qp *qp)
 	cancel_work_sync(&qp->tx.work);
 	kvfree(qp->tx.sent);
 	qp->tx.sent = NULL;
+	kvfree(qp->tx.crc_copy);
+	qp->tx.crc_copy = NULL;
 }
 
 void siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
@@ -896,6 +930,9 @@ void siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 
 	mutex_lock(&tx->mutex);
 	tx->crc = p->crc;
+	/* Without it (no memory) the CRC is taken over the source. */
+	if (p->crc && !tx->crc_copy)
+		tx->crc_copy = kvmalloc(SIW_MPA_MAX_ULPDU, GFP_KERNEL);
 	tx->ird = clamp_t(u32, p->ird, 1, SIW_MAX_IRD);
 	tx->ord = clamp_t(u32, p->ord, 1, SIW_MAX_ORD);
 	tx->rtr = p->rtr_send;
