@@ -583,3 +583,47 @@ void expect_srq_limit(struct ibv_srq *srq, uint32_t want, const char *when)
 		     want);
 	note("%s: srq_limit %u", when, got);
 }
+
+void connect_qp_gid(struct ibv_context *ctx, struct ibv_qp *qp,
+		    uint32_t peer, int gid_index)
+{
+	struct ibv_qp_attr attr;
+	int err;
+
+	set_state(qp, IBV_QPS_INIT);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = IBV_MTU_1024;
+	attr.dest_qp_num = peer;
+	attr.rq_psn = 0;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr.is_global = 1;
+	attr.ah_attr.port_num = 1;
+	attr.ah_attr.grh.sgid_index = gid_index;
+	attr.ah_attr.grh.hop_limit = 1;
+	err = ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid);
+	if (err)
+		fail("ibv_query_gid(index %d): %d", gid_index, err);
+	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (err)
+		fail_err(err, "ibv_modify_qp(QP %u -> RTR, peer QP %u)",
+			 qp->qp_num, peer);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = 0;
+	attr.max_rd_atomic = 1;
+	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (err)
+		fail_err(err, "ibv_modify_qp(QP %u -> RTS)", qp->qp_num);
+}

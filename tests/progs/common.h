@@ -93,6 +93,15 @@ void set_state(struct ibv_qp *qp, enum ibv_qp_state state);
 enum ibv_qp_state get_state(struct ibv_qp *qp);
 const char *state_name(enum ibv_qp_state state);
 
+/*
+ * Connects @qp without rdma_cm (Documentation/engine.md): INIT, then RTR
+ * with an AV from GID @gid_index of port 1 to that same GID and @peer's QP
+ * number (a QP of the same device, connected alike), then RTS. The
+ * connection comes up in the background; WRs posted meanwhile wait.
+ */
+void connect_qp_gid(struct ibv_context *ctx, struct ibv_qp *qp,
+		    uint32_t peer, int gid_index);
+
 /* Work requests. */
 void post_recvs(struct ibv_qp *qp, uint64_t first_id, int n,
 		struct ibv_sge *sge);

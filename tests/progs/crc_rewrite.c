@@ -58,41 +58,6 @@ static void *rewriter(void *arg)
 	return NULL;
 }
 
-static void connect_qp(struct ibv_context *ctx, struct ibv_qp *qp,
-		       uint32_t peer)
-{
-	struct ibv_qp_attr attr;
-	int err;
-
-	set_state(qp, IBV_QPS_INIT);
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = peer;
-	attr.max_dest_rd_atomic = 1;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.port_num = 1;
-	attr.ah_attr.grh.sgid_index = GID_INDEX;
-	attr.ah_attr.grh.hop_limit = 1;
-	err = ibv_query_gid(ctx, 1, GID_INDEX, &attr.ah_attr.grh.dgid);
-	if (err)
-		fail("ibv_query_gid(index %d): %d", GID_INDEX, err);
-	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		fail_err(err, "ibv_modify_qp(QP %u -> RTR)", qp->qp_num);
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.max_rd_atomic = 1;
-	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-	if (err)
-		fail_err(err, "ibv_modify_qp(QP %u -> RTS)", qp->qp_num);
-}
-
 static void setup(struct rig *r, const char *dev)
 {
 	struct qp_spec spec = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
@@ -117,8 +82,8 @@ static void setup(struct rig *r, const char *dev)
 	spec.send_cq = r->cq_b;
 	spec.recv_cq = r->cq_b;
 	r->qp_b = make_qp(r->pd, &spec, NULL);
-	connect_qp(r->ctx, r->qp_b, r->qp_a->qp_num);
-	connect_qp(r->ctx, r->qp_a, r->qp_b->qp_num);
+	connect_qp_gid(r->ctx, r->qp_b, r->qp_a->qp_num, GID_INDEX);
+	connect_qp_gid(r->ctx, r->qp_a, r->qp_b->qp_num, GID_INDEX);
 	note("QP A %u -> QP B %u", r->qp_a->qp_num, r->qp_b->qp_num);
 }
 

@@ -25,6 +25,13 @@ siw_up() {
 	rdma link add siw0 type siw netdev eth0
 }
 
+# gid1_is_ipv4: GID 1 of siw0 is an IPv4-mapped address GID (eth0's first
+# IPv4 address), which the programs that connect QPs without rdma_cm use.
+gid1_is_ipv4() {
+	grep -q '^0000:0000:0000:0000:0000:ffff:' \
+		/sys/class/infiniband/siw0/ports/1/gids/1
+}
+
 # siw_down: delete siw0, unload siw, check for leaks.
 siw_down() {
 	rdma link delete siw0 2>/dev/null || true

@@ -309,51 +309,6 @@ static void check_gid(struct rig *r)
 	     gid.raw[14], gid.raw[15]);
 }
 
-/* INIT -> RTR (AV: GID 1 to GID 1, the peer's QP number) -> RTS. */
-static void connect_qp(struct ibv_context *ctx, struct ibv_qp *qp,
-		       uint32_t peer)
-{
-	struct ibv_qp_attr attr;
-	int err;
-
-	set_state(qp, IBV_QPS_INIT);
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = peer;
-	attr.rq_psn = 0;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 12;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.port_num = 1;
-	attr.ah_attr.grh.sgid_index = GID_INDEX;
-	attr.ah_attr.grh.hop_limit = 1;
-	err = ibv_query_gid(ctx, 1, GID_INDEX, &attr.ah_attr.grh.dgid);
-	if (err)
-		fail("ibv_query_gid(index %d): %d", GID_INDEX, err);
-	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		fail_err(err, "ibv_modify_qp(QP %u -> RTR, peer QP %u)",
-			 qp->qp_num, peer);
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.sq_psn = 0;
-	attr.max_rd_atomic = 1;
-	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-	if (err)
-		fail_err(err, "ibv_modify_qp(QP %u -> RTS)", qp->qp_num);
-}
-
 static void setup(struct rig *r, const char *dev)
 {
 	struct ibv_srq_init_attr sinit = {
@@ -419,8 +374,8 @@ int main(int argc, char **argv)
 	     dev, GID_INDEX);
 	setup(&r, dev);
 	post_receives(&r, POSTED);
-	connect_qp(r.ctx, r.qp_a, r.qp_b->qp_num);
-	connect_qp(r.ctx, r.qp_b, r.qp_a->qp_num);
+	connect_qp_gid(r.ctx, r.qp_a, r.qp_b->qp_num, GID_INDEX);
+	connect_qp_gid(r.ctx, r.qp_b, r.qp_a->qp_num, GID_INDEX);
 
 	step("%d receives posted, limit armed at %d", POSTED, LIMIT);
 	arm(&r, LIMIT);

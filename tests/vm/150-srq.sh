@@ -16,11 +16,6 @@
 # GID 1 of siw0 is eth0's first IPv4 address (IPv4-mapped).
 SRQ_ADDR=10.99.15.1
 
-gid1_is_ipv4() {
-	grep -q '^0000:0000:0000:0000:0000:ffff:' \
-		/sys/class/infiniband/siw0/ports/1/gids/1
-}
-
 need_progs srq_limit srq_limit_traffic
 ip addr add "$SRQ_ADDR/24" dev eth0
 siw_up

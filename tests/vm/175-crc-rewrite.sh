@@ -17,11 +17,6 @@
 
 ADDR=10.99.17.1
 
-gid1_is_ipv4() {
-	grep -q '^0000:0000:0000:0000:0000:ffff:' \
-		/sys/class/infiniband/siw0/ports/1/gids/1
-}
-
 need_progs crc_rewrite
 ip addr add "$ADDR/24" dev eth0
 siw_up
