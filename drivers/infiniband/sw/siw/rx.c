@@ -268,6 +268,36 @@ static void siw_rx_begin(struct siw_qp *qp)
 	}
 }
 
+/*
+ * Copy @len octets of @skb at @off to @dst; with @crc, fold the octets
+ * into *@st as they are read from the skb, not from @dst: the consumer
+ * may write to its buffer meanwhile (its content is then undefined, as
+ * the verbs say), and a CRC over @dst would fail the connection for it.
+ * Returns the octets copied.
+ */
+static u32 siw_rx_copy(struct sk_buff *skb, u32 off, u8 *dst, u32 len,
+		       bool crc, u32 *st)
+{
+	struct skb_seq_state seq;
+	const u8 *src;
+	u32 done = 0, n;
+
+	if (!crc)
+		return skb_copy_bits(skb, off, dst, len) ? 0 : len;
+	skb_prepare_seq_read(skb, off, off + len, &seq);
+	while ((n = skb_seq_read(done, &src, &seq))) {
+		n = min(n, len - done);
+		memcpy(dst + done, src, n);
+		*st = siw_crc32c_update(*st, src, n);
+		done += n;
+		if (done == len) {
+			skb_abort_seq_read(&seq);
+			break;
+		}
+	}
+	return done;
+}
+
 /* Place up to @len payload octets from @skb at @off; returns the count. */
 static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
 			u32 len)
@@ -276,6 +306,7 @@ static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
 	struct siw_rx_range *r = &rx->range[rx->cur];
 	struct siw_mem_piece piece;
 	u32 st = siw_rx_crc_state(&rx->parser);
+	u32 done;
 	u8 *dst;
 
 	if (WARN_ON_ONCE(rx->cur >= rx->nr_range) ||
@@ -287,11 +318,14 @@ static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
 		return 0;
 	}
 	dst = kmap_local_page(piece.page) + piece.offset;
-	if (skb_copy_bits(skb, off, dst, piece.len))
-		memset(dst, 0, piece.len);
-	if (rx->crc)
-		st = siw_crc32c_update(st, dst, piece.len);
+	done = siw_rx_copy(skb, off, dst, piece.len, rx->crc, &st);
 	kunmap_local(dst);
+	if (done != piece.len) {
+		/* tcp_read_sock() offered octets the skb does not hold */
+		siw_rx_refuse(qp, SIW_TERM_CODE(LLP, LLP_MPA, LLP_CATASTROPHIC),
+			      "cannot read the socket buffer");
+		return 0;
+	}
 	siw_rx_payload_done(&rx->parser, piece.len, st);
 
 	rx->cur_off += piece.len;
