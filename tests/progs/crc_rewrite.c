@@ -5,12 +5,14 @@
  *
  * Two RC QPs of DEVICE, connected without rdma_cm through GID 1 (an IPv4
  * address GID; the caller turns MPA CRC on with siw's mpa_crc=2). A
- * writer thread keeps rewriting the source buffer while A posts rounds of
- * large RDMA Writes and Sends from it to B: more than the socket holds,
- * so FPDUs wait, framed, for room. What B gets of such a buffer is
- * undefined (verbs), but every WR must complete with success on both
- * sides: a CRC taken over other octets than those sent would make B
- * terminate the connection (a CRC error) and flush everything.
+ * writer thread keeps rewriting the source buffer, and B's Write target
+ * and receive buffer, while A posts rounds of large RDMA Writes and Sends
+ * from it to B: more than the socket holds, so FPDUs wait, framed, for
+ * room. What B's buffers hold then is undefined (verbs), but every WR
+ * must complete with success on both sides: a CRC taken over other octets
+ * than those on the wire (at A: the source after framing; at B: the
+ * target after placement) would end the connection with a CRC error and
+ * flush everything.
  *
  * After the rounds, with the writer stopped, one Write and one Send of a
  * known pattern must arrive intact, and neither QP may have had an async
@@ -45,13 +47,18 @@ struct rig {
 static void *rewriter(void *arg)
 {
 	struct rig *r = arg;
-	volatile uint64_t *w = (volatile uint64_t *)r->src;
+	volatile uint64_t *src = (volatile uint64_t *)r->src;
+	volatile uint64_t *dst = (volatile uint64_t *)r->dst;
+	volatile uint64_t *rcv = (volatile uint64_t *)r->rcv;
 	uint64_t n = 0;
 	size_t i;
 
 	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
-		for (i = 0; i < MSG / sizeof(*w); i += 8)
-			w[i] = n;
+		for (i = 0; i < MSG / sizeof(*src); i += 8) {
+			src[i] = n;
+			dst[i] = n;
+			rcv[i] = n;
+		}
 		n++;
 	}
 	r->rewrites = n;
@@ -227,7 +234,7 @@ int main(int argc, char **argv)
 	step("two RC QPs on %s, connected through GID %d", dev, GID_INDEX);
 	setup(&r, dev);
 
-	step("%d rounds of %d Writes and Sends of %d KiB, the source rewritten all along",
+	step("%d rounds of %d Writes and Sends of %d KiB, source and targets rewritten all along",
 	     ROUNDS, DEPTH, MSG / 1024);
 	err = pthread_create(&t, NULL, rewriter, &r);
 	if (err)
@@ -236,7 +243,7 @@ int main(int argc, char **argv)
 		round_trip(&r, round);
 	atomic_store(&r.stop, true);
 	pthread_join(t, NULL);
-	note("%d WRs completed on both sides; the source was rewritten %" PRIu64 " times",
+	note("%d WRs completed on both sides; the buffers were rewritten %" PRIu64 " times",
 	     ROUNDS * DEPTH, r.rewrites);
 
 	step("a Write and a Send of a known pattern arrive intact");

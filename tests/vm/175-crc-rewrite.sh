@@ -3,15 +3,17 @@
 # timeout: 180
 # providers: stock
 #
-# MPA CRC covers what TCP sends (tests/progs/crc_rewrite.c): two QPs of
-# siw0 connected without rdma_cm through GID 1 (eth0 gets an IPv4
+# MPA CRC covers the octets on the wire (tests/progs/crc_rewrite.c): two
+# QPs of siw0 connected without rdma_cm through GID 1 (eth0 gets an IPv4
 # address for it), with CRC (mpa_crc=2). A thread rewrites the source
-# buffer while large Writes and Sends from it wait for room in the
-# socket; every WR must complete with success on both ends, a known
-# pattern must arrive intact afterwards, and the kernel log must show no
-# CRC error or Terminate. (perftest rewrites its credit word while the
-# Write that carries it is in flight: with the CRC taken over the source
-# at framing, that ended a CI run of ib_send_bw with a CRC error.)
+# buffer, the Write target and the receive buffer while large Writes and
+# Sends wait for room in the socket; every WR must complete with success
+# on both ends, a known pattern must arrive intact afterwards, and the
+# kernel log must show no CRC error or Terminate. (perftest rewrites its
+# credit word while the Write that carries it is in flight, and resets
+# the word it receives credits in at each size: with a CRC taken over
+# the source at framing, or over the target after placement, that ended
+# a CI run of ib_send_bw with a CRC error.)
 . "$(dirname "$0")/lib.sh"
 . "$SIW_SRC/tests/progs/guest.sh"
 
