@@ -389,7 +389,6 @@ wait_listen() {
 	done
 }
 
-# show_log LOG [LINES]: print the tail of a log, indented.
 # siw_klog_tail: the kernel's last lines from a siw (every level: the
 # console shows errors only), as "   kernel: ..." (tests/run shows them
 # first when a test fails).
@@ -399,6 +398,7 @@ siw_klog_tail() {
 	[[ -z $k ]] || sed 's/^/   kernel: /' <<<"$k"
 }
 
+# show_log LOG [LINES]: print the tail of a log, indented.
 show_log() {
 	tail -n "${2:-20}" "$1" | sed 's/^/   | /'
 	if [[ -s $1.stall ]]; then
