@@ -101,7 +101,7 @@ fpdu_cases=(
 	"opcode 2 bad FPDU: unknown or unsupported RDMAP opcode; terminating \(RDMAP 0/2/0x06\)"
 	"ddp-version 1 bad FPDU: DDP version is not 1; terminating \(DDP 1/2/0x06\)"
 	"ddp-version-tagged 2 bad FPDU: DDP version is not 1; terminating \(DDP 1/1/0x04\)"
-	"bogus-stag 2 RDMA Write refused; terminating \(DDP 1/1/0x00\)"
+	"bogus-stag 2 RDMA Write to STag 0x00badc0d refused: no such STag, or it was invalidated; terminating \(DDP 1/1/0x00\)"
 	"msn 2 Send out of sequence; terminating \(DDP 1/2/0x03\)"
 	"short 1 bad FPDU: MPA ULPDU length shorter than the DDP/RDMAP header; terminating \(MPA 2/0/0x03\)"
 	"short-untagged 2 bad FPDU: MPA ULPDU length shorter than the DDP/RDMAP header; terminating \(MPA 2/0/0x03\)"

@@ -501,7 +501,12 @@ static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
 		return err;
 	}
 
-	siw_engine_attach(qp, &p);
+	err = siw_engine_attach(qp, &p);
+	if (err) {
+		siw_cep_log(err, cep, "QP %u: no memory for its engine\n",
+			    siw_qp_num(qp));
+		return err;
+	}
 	write_lock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(cep->data_qp, qp);
 	write_unlock_bh(&sk->sk_callback_lock);
@@ -714,7 +719,7 @@ int siw_cm_qpc_connect(struct siw_qp *qp, const struct sockaddr_storage *local,
 	siw_qp_get(qp);
 	/* The consumer sets its ORD only at RTS: ask for what we can. */
 	return siw_cep_start(qp->sdev, qp, NULL, local, peer, pd, pd_len,
-			     max_t(u16, qp->ird, 1), SIW_MAX_ORD);
+			     qp->ird, SIW_MAX_ORD);
 }
 
 /* ------------------------------------------------------------------------
@@ -751,7 +756,7 @@ static void siw_cep_qpc_request(struct siw_cep *cep)
 	cep->sdev = qp->sdev;
 	cep->qp = qp;
 	/* The consumer sets its ORD only at RTS: offer what we can. */
-	siw_cm_policy(&cep->pol, max_t(u16, qp->ird, 1), SIW_MAX_ORD, true);
+	siw_cm_policy(&cep->pol, qp->ird, SIW_MAX_ORD, true);
 	siw_mpa_negotiate_req(&cep->pol, &cep->peer, &cep->res);
 	siw_mpa_reply_info(&cep->pol, &cep->res, false, &rep);
 	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep, reply,

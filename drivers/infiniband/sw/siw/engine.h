@@ -110,11 +110,15 @@ struct siw_tx {
 	u32 fpdu_len;
 	u32 fpdu_sent;
 	bool fpdu_last;			/* last FPDU of the message */
+	/* kvecs whose page the FPDU holds a reference to (kernel memory) */
+	DECLARE_BITMAP(pinned, SIW_TX_MAX_KVEC);
+	bool must_copy;			/* a page could not be held */
 	struct siw_mem *mem[SIW_MAX_SGE];	/* held for the kvecs */
 	u32 nr_mem;
 	u8 hdr_buf[SIW_FPDU_MAX_HDR];
 	u8 trl_buf[SIW_FPDU_MAX_TRAILER];
-	u8 *crc_copy;			/* see siw_tx_copy_payload() */
+	u8 *copy_buf;			/* see siw_tx_copy_payload() */
+	int sock_err;			/* why the socket failed */
 
 	/* Terminate to send; under term_lock (RX sets it). */
 	spinlock_t term_lock;
@@ -142,7 +146,9 @@ struct siw_tx {
 
 /* What RX places the payload of the current segment into. */
 struct siw_rx_range {
-	struct siw_mem *mem;
+	struct siw_mem *mem;		/* referenced */
+	u32 stag;			/* it was looked up by */
+	int access;			/* IB_ACCESS_* placement needs */
 	u64 addr;
 	u32 len;
 };
@@ -180,7 +186,7 @@ int siw_engine_init(struct siw_qp *qp);
 void siw_engine_free(struct siw_qp *qp);
 
 /* The CM's side, process context. */
-void siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p);
+int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p);
 void siw_engine_detach(struct siw_qp *qp);
 bool siw_engine_attached(struct siw_qp *qp);
 

@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/log2.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <rdma/ib_umem.h>
@@ -41,10 +42,15 @@ static struct siw_mem siw_local_dma_mem = {
 	.length = U64_MAX,
 };
 
+/*
+ * STag indices are handed out cyclically from a random start, and the
+ * kernel's own keys are random: a peer that learnt one STag cannot guess
+ * its neighbours (processes choose their keys, the ABI says so).
+ */
 int siw_mem_table_init(struct siw_device *sdev)
 {
 	xa_init_flags(&sdev->mem_table, XA_FLAGS_ALLOC1);
-	sdev->mem_next_index = 1;
+	sdev->mem_next_index = get_random_u32_inclusive(1, SIW_STAG_INDEX_MAX);
 	sdev->mem_wq = alloc_workqueue("siw_mem%u", WQ_UNBOUND, 0,
 				       sdev->dev_id);
 	return sdev->mem_wq ? 0 : -ENOMEM;
@@ -167,6 +173,11 @@ struct siw_mem *siw_mem_create(struct siw_device *sdev, struct ib_pd *pd,
 	return mem;
 }
 
+u8 siw_mem_random_key(void)
+{
+	return get_random_u8();
+}
+
 /* Make a complete object visible to siw_mem_get(). */
 int siw_mem_publish(struct siw_mem *mem)
 {
@@ -175,11 +186,16 @@ int siw_mem_publish(struct siw_mem *mem)
 }
 
 /*
- * Deregistration: the STag stops resolving at once; the memory is freed
- * when the engine drops its last reference, or now if it holds none.
+ * Deregistration: the STag stops resolving at once, and stops working for
+ * the engine, which may hold a reference, once the object is invalid: no
+ * octet is placed into it or framed from it after this returns. The
+ * memory is freed when the engine drops its last reference, or now.
  */
 void siw_mem_destroy(struct siw_mem *mem)
 {
+	spin_lock_bh(&mem->lock);
+	mem->valid = false;
+	spin_unlock_bh(&mem->lock);
 	xa_erase(&mem->sdev->mem_table, siw_stag_index(mem->stag));
 	kref_put(&mem->ref, siw_mem_release_sync);
 }
@@ -210,48 +226,48 @@ void siw_mem_put(struct siw_mem *mem)
  * Why IB_WR_REG_MR may not register what map_mr_sg mapped for @mr, an MR
  * of this device.
  */
-static int siw_fastreg_refusal(struct siw_mem *mem, struct ib_pd *pd,
-			       struct ib_mr *mr, u32 new_key_stag, int access)
+static siw_mem_err_t siw_fastreg_refusal(struct siw_mem *mem,
+					 struct ib_pd *pd, struct ib_mr *mr,
+					 u32 new_key_stag, int access)
 {
 	u64 mapped;
 
 	if (mem->type != SIW_MEM_FASTREG)
-		return -SIW_MEM_ERR_STATE;
+		return SIW_MEM_ERR_STATE;
 	if (siw_stag_index(new_key_stag) != siw_stag_index(mem->stag))
-		return -SIW_MEM_ERR_STAG;
+		return SIW_MEM_ERR_STAG;
 	if (mem->pd != pd)
-		return -SIW_MEM_ERR_PD;
+		return SIW_MEM_ERR_PD;
 	if (!siw_access_ok(access))
-		return -SIW_MEM_ERR_ACCESS;
+		return SIW_MEM_ERR_ACCESS;
 	if (!mem->fr.map_npages)
-		return -SIW_MEM_ERR_STATE;
+		return SIW_MEM_ERR_STATE;
 
 	mapped = (u64)mem->fr.map_npages << mem->fr.map_page_shift;
 	if (mr->length > mapped - mem->fr.map_offset)
-		return -SIW_MEM_ERR_BOUNDS;
+		return SIW_MEM_ERR_BOUNDS;
 	if (mr->length && mr->iova > U64_MAX - (mr->length - 1))
-		return -SIW_MEM_ERR_WRAP;
-	return 0;
+		return SIW_MEM_ERR_WRAP;
+	return SIW_MEM_OK;
 }
 
-int siw_mem_fastreg(struct siw_device *sdev, struct ib_pd *pd,
-		    struct ib_mr *mr, u32 new_key_stag, int access)
+siw_mem_err_t siw_mem_fastreg(struct siw_device *sdev, struct ib_pd *pd,
+			      struct ib_mr *mr, u32 new_key_stag, int access)
 {
 	struct siw_mem *mem;
-	unsigned long flags;
-	int err;
+	siw_mem_err_t err;
 
 	if (mr->device != &sdev->base)
-		return -SIW_MEM_ERR_STATE;
+		return SIW_MEM_ERR_STATE;
 	mem = to_siw_mr(mr)->mem;
 	err = siw_fastreg_refusal(mem, pd, mr, new_key_stag, access);
-	if (err)
+	if (err != SIW_MEM_OK)
 		return err;
 
-	spin_lock_irqsave(&mem->lock, flags);
+	spin_lock_bh(&mem->lock);
 	if (mem->valid) {
 		/* Only an invalid (free) MR can be registered. */
-		err = -SIW_MEM_ERR_STATE;
+		err = SIW_MEM_ERR_STATE;
 	} else {
 		mem->access = access;
 		mem->zero_based = access & IB_ZERO_BASED;
@@ -263,31 +279,31 @@ int siw_mem_fastreg(struct siw_device *sdev, struct ib_pd *pd,
 		WRITE_ONCE(mem->stag, new_key_stag);
 		mem->valid = true;
 	}
-	spin_unlock_irqrestore(&mem->lock, flags);
+	spin_unlock_bh(&mem->lock);
 	return err;
 }
 
-int siw_mem_invalidate(struct siw_device *sdev, struct ib_pd *pd, u32 stag)
+siw_mem_err_t siw_mem_invalidate(struct siw_device *sdev, struct ib_pd *pd,
+				 u32 stag)
 {
 	struct siw_mem *mem = siw_mem_get(sdev, stag);
-	unsigned long flags;
-	int err = 0;
+	siw_mem_err_t err = SIW_MEM_OK;
 
 	if (!mem)
-		return -SIW_MEM_ERR_STAG;
+		return SIW_MEM_ERR_STAG;
 
 	if (siw_mem_is_local_dma(mem)) {
-		err = -SIW_MEM_ERR_STAG;
+		err = SIW_MEM_ERR_STAG;
 	} else if (mem->pd != pd) {
-		err = -SIW_MEM_ERR_PD;
+		err = SIW_MEM_ERR_PD;
 	} else if (mem->type != SIW_MEM_FASTREG) {
 		/* Only fast-reg MRs (and, later, memory windows). */
-		err = -SIW_MEM_ERR_CANNOT_INV;
+		err = SIW_MEM_ERR_CANNOT_INV;
 	} else {
 		/* Invalidating an invalid MR is allowed and changes nothing. */
-		spin_lock_irqsave(&mem->lock, flags);
+		spin_lock_bh(&mem->lock);
 		mem->valid = false;
-		spin_unlock_irqrestore(&mem->lock, flags);
+		spin_unlock_bh(&mem->lock);
 	}
 	siw_mem_put(mem);
 	return err;

@@ -87,7 +87,11 @@ struct siw_mem {
 	/* Owning PD; only compared, never dereferenced. NULL for STag 0. */
 	struct ib_pd *pd;
 
-	/* The registration; lock guards it against fast-reg/invalidation. */
+	/*
+	 * The registration; lock (bottom halves off) guards it against
+	 * fast-reg, invalidation and deregistration, and holds it still
+	 * while the data path reaches the memory (siw_mem_walk()).
+	 */
 	spinlock_t lock;
 	u32 stag;		/* changes its key at fast-reg */
 	bool valid;		/* fast-reg MRs start invalid */
@@ -123,19 +127,32 @@ static inline bool siw_mem_is_local_dma(const struct siw_mem *mem)
 }
 
 /*
- * Why an access check, fast-reg or invalidation failed. Functions return
- * these negated; siw_mem_wc_status() and siw_mem_term_code() translate
- * them for a work completion and for a Terminate message.
+ * Why an access check, fast-reg or invalidation failed. This is a type of
+ * its own, not an errno: sparse refuses to mix it with an int, so it can
+ * never be negated into an errno and read back as one (-ENOENT once meant
+ * both "STag of another PD" and "nothing to send"). SIW_MEM_OK is 0.
+ * siw_mem_wc_status() and siw_mem_term_code() translate the others for a
+ * work completion and for a Terminate message, siw_mem_err_str() for the
+ * log.
  */
-enum siw_mem_err {
-	SIW_MEM_ERR_STAG = 1,	/* no such STag, wrong key, or invalid */
-	SIW_MEM_ERR_PD,		/* STag of another protection domain */
-	SIW_MEM_ERR_ACCESS,	/* access rights do not allow the operation */
-	SIW_MEM_ERR_BOUNDS,	/* range outside the registration */
-	SIW_MEM_ERR_WRAP,	/* addr + len wraps around 2^64 */
-	SIW_MEM_ERR_CANNOT_INV,	/* STag can not be invalidated */
-	SIW_MEM_ERR_STATE,	/* fast-reg of a non fast-reg or valid MR */
-};
+typedef unsigned int __bitwise siw_mem_err_t;
+
+#define SIW_MEM_OK		((__force siw_mem_err_t)0)
+/* no such STag, wrong key, or invalid */
+#define SIW_MEM_ERR_STAG	((__force siw_mem_err_t)1)
+/* STag of another protection domain */
+#define SIW_MEM_ERR_PD		((__force siw_mem_err_t)2)
+/* access rights do not allow the operation */
+#define SIW_MEM_ERR_ACCESS	((__force siw_mem_err_t)3)
+/* range outside the registration */
+#define SIW_MEM_ERR_BOUNDS	((__force siw_mem_err_t)4)
+/* addr + len wraps around 2^64 */
+#define SIW_MEM_ERR_WRAP	((__force siw_mem_err_t)5)
+/* STag can not be invalidated */
+#define SIW_MEM_ERR_CANNOT_INV	((__force siw_mem_err_t)6)
+/* fast-reg of a non fast-reg or valid MR */
+#define SIW_MEM_ERR_STATE	((__force siw_mem_err_t)7)
+#define SIW_MEM_NR_ERR		8
 
 /* One page's piece of a memory range, for the data path. */
 struct siw_mem_piece {
@@ -150,6 +167,7 @@ void siw_mem_table_destroy(struct siw_device *sdev);
 bool siw_access_ok(int access);
 struct siw_mem *siw_mem_create(struct siw_device *sdev, struct ib_pd *pd,
 			       enum siw_mem_type type, int access, u8 key);
+u8 siw_mem_random_key(void);
 int siw_mem_publish(struct siw_mem *mem);
 void siw_mem_destroy(struct siw_mem *mem);
 
@@ -163,38 +181,67 @@ void siw_mem_put(struct siw_mem *mem);
 
 /*
  * Execute IB_WR_REG_MR of @mr on a QP of @pd: @new_key_stag is the STag
- * with its new key, @access the IB_ACCESS_* rights. Returns 0 or a negated
- * enum siw_mem_err.
+ * with its new key, @access the IB_ACCESS_* rights.
  */
-int siw_mem_fastreg(struct siw_device *sdev, struct ib_pd *pd,
-		    struct ib_mr *mr, u32 new_key_stag, int access);
-/* Local Invalidate, or remote (Send with Invalidate); as above. */
-int siw_mem_invalidate(struct siw_device *sdev, struct ib_pd *pd, u32 stag);
+siw_mem_err_t siw_mem_fastreg(struct siw_device *sdev, struct ib_pd *pd,
+			      struct ib_mr *mr, u32 new_key_stag, int access);
+/*
+ * Local Invalidate, or remote (Send with Invalidate). Once it returned, no
+ * placement into the MR and no framing from it happens any more: both
+ * run under mem->lock, see siw_mem_lock_range().
+ */
+siw_mem_err_t siw_mem_invalidate(struct siw_device *sdev, struct ib_pd *pd,
+				 u32 stag);
 
 /* mem_access.c: checks and the data path. */
 
 /*
  * May a QP of @pd access [addr, addr + len) of @mem with @ib_access
  * (0 for local read, else IB_ACCESS_LOCAL_WRITE, IB_ACCESS_REMOTE_READ or
- * IB_ACCESS_REMOTE_WRITE)? Returns 0 or a negated enum siw_mem_err.
+ * IB_ACCESS_REMOTE_WRITE)? A check at the start of a message: the
+ * registration may change right after it.
  */
-int siw_mem_check(struct siw_mem *mem, struct ib_pd *pd, int ib_access,
-		  u64 addr, u64 len);
+siw_mem_err_t siw_mem_check(struct siw_mem *mem, struct ib_pd *pd,
+			    int ib_access, u64 addr, u64 len);
+
 /*
- * The first piece of [addr, addr + len) of @mem (len > 0), a range that
- * siw_mem_check() has allowed: advance addr and len by piece->len and call
- * again for the next. Returns 0 or -SIW_MEM_ERR_BOUNDS.
+ * Called by siw_mem_walk() for each page piece of a range in turn; false
+ * stops the walk.
  */
-int siw_mem_piece(struct siw_mem *mem, u64 addr, u64 len,
-		  struct siw_mem_piece *piece);
+typedef bool (*siw_mem_piece_fn)(const struct siw_mem_piece *piece,
+				 void *arg);
+
+/*
+ * Check as siw_mem_check() does, and that @mem still carries @stag (the
+ * STag it was looked up by: a fast-reg MR changes its key when it is
+ * registered again), then call @fn for each page piece of [addr, addr +
+ * len), holding the registration still all along: no invalidation,
+ * deregistration or fast-reg completes in between. The data path reaches
+ * the octets of a range only so: once an invalidation returned, nothing is
+ * placed into or framed from the memory it covered. @fn runs under a
+ * spinlock with bottom halves off; a walk should cover a few pages at
+ * most. Returns the check's verdict; a walk @fn stopped is SIW_MEM_OK.
+ */
+siw_mem_err_t siw_mem_walk(struct siw_mem *mem, u32 stag, struct ib_pd *pd,
+			   int ib_access, u64 addr, u64 len, siw_mem_piece_fn fn,
+			   void *arg);
+
+/* Does @mem hold kernel memory that only its owner keeps alive? */
+static inline bool siw_mem_is_kernel(const struct siw_mem *mem)
+{
+	return mem->type == SIW_MEM_DMA || mem->type == SIW_MEM_FASTREG;
+}
 
 /* Work completion status for a failed check of a local STag. */
-enum siw_wc_status siw_mem_wc_status(int err);
+enum siw_wc_status siw_mem_wc_status(siw_mem_err_t err);
 /*
  * Terminate error class for a failed check of the peer's STag: @tagged
  * for tagged placement (RDMA Write, Read Response: DDP errors), else an
  * RDMAP error (Read Request source, Send with Invalidate).
  */
-void siw_mem_term_code(int err, bool tagged, struct siw_term_code *tc);
+void siw_mem_term_code(siw_mem_err_t err, bool tagged,
+		       struct siw_term_code *tc);
+/* What went wrong, in words, for a log line. */
+const char *siw_mem_err_str(siw_mem_err_t err);
 
 #endif /* SIW_MEM_H */

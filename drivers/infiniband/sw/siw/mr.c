@@ -53,7 +53,8 @@ static struct ib_mr *siw_get_dma_mr(struct ib_pd *pd, int access)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mem = siw_mem_create(sdev, pd, SIW_MEM_DMA, access, 0);
+	mem = siw_mem_create(sdev, pd, SIW_MEM_DMA, access,
+			     siw_mem_random_key());
 	if (IS_ERR(mem)) {
 		kfree(mr);
 		return ERR_CAST(mem);
@@ -167,7 +168,8 @@ static struct ib_mr *siw_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mem = siw_mem_create(sdev, pd, SIW_MEM_FASTREG, 0, 0);
+	mem = siw_mem_create(sdev, pd, SIW_MEM_FASTREG, 0,
+			     siw_mem_random_key());
 	if (IS_ERR(mem)) {
 		kfree(mr);
 		return ERR_CAST(mem);

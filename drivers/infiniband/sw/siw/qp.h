@@ -193,24 +193,27 @@ void siw_qp_sq_kick(struct siw_qp *qp);
 /*
  * The engine's side of the SQ (sq.c).
  *
- * siw_sq_peek() copies the oldest VALID SQE into *@sqe and checks the
- * copy: 0, -ENOENT if there is none (or a flush owns the SQ), or -EINVAL
- * if it is malformed. siw_sq_consume() hands the oldest slot back. The
- * caller holds qp->sq.lock across both: a slot copied and not consumed
- * under the same lock hold is not the caller's.
- *
- * Once consumed, the copy is the only record of the WR, and the engine
- * must complete it (siw_sqe_complete), or flush it if the QP fails.
+ * What the engine can take now: a WR needs a slot to wait for its
+ * completion in (@full: none free), a fenced WR waits for older Reads,
+ * and a Read for a free ORD slot.
  */
-int siw_sq_peek(struct siw_qp *qp, struct siw_sqe *sqe);
-void siw_sq_consume(struct siw_qp *qp);
+struct siw_sq_gate {
+	bool full;
+	u32 reads_out;		/* our RDMA Reads waiting for data */
+	u32 ord;		/* Reads allowed out; 0: none may be sent */
+};
 
 /*
- * Take the oldest SQE: peek and consume under the lock. Returns 0 (the
- * caller owns *@sqe), -ENOENT (none), or -EINVAL (a malformed SQE was
- * completed with an error and the QP failed).
+ * Take the oldest SQE if @gate lets it go: the decision is made on the
+ * same copy that is returned, under the SQ lock, so a process rewriting
+ * its ring cannot have one copy judged and another one executed. Returns
+ * 0 (the caller owns *@sqe, and must complete it with siw_sqe_complete,
+ * or flush it if the QP fails), -ENOENT (none, or it must wait), or
+ * -EINVAL (a malformed SQE was completed with an error and the QP
+ * failed).
  */
-int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe);
+int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
+	       const struct siw_sq_gate *gate);
 
 /*
  * Check a copied SQE: SIW_WC_SUCCESS, or the status it completes with.
@@ -250,6 +253,9 @@ int siw_post_send(struct ib_qp *base, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
 int siw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
+
+/* iw_cm connects the QP (qp_state.c): see there for its access flags. */
+void siw_qp_connect_access(struct siw_qp *qp);
 
 /*
  * For destroy_qp (qp_state.c): move to ERROR without an event and without

@@ -293,11 +293,34 @@ static void siw_qp_set_attrs(struct siw_qp *qp, const struct ib_qp_attr *attr,
 			     int mask)
 {
 	if (mask & IB_QP_ACCESS_FLAGS)
-		qp->access = attr->qp_access_flags;
+		WRITE_ONCE(qp->access, attr->qp_access_flags);
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->ord = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->ird = attr->max_dest_rd_atomic;
+}
+
+/*
+ * On the passive side iw_cm grants the QP remote read and write when it is
+ * accepted (its INIT attributes). On the active side rdma_cm asks for the
+ * INIT attributes before an iw_cm id exists, gets no remote access, and a
+ * process's QP keeps that: its peer could not read or write it, which no
+ * consumer of rdma_cm on iWARP expects (rping's server reads the client's
+ * buffer). So a QP that iw_cm connects with no access flags at all gets
+ * what the passive side gets; flags a consumer set stay as they are, and
+ * modify_qp may take them away again once connected.
+ */
+void siw_qp_connect_access(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (!qp->access) {
+		WRITE_ONCE(qp->access,
+			   IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ);
+		siw_qp_dbg(qp, "connecting through iw_cm: remote read and write granted\n");
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
 }
 
 /* RESET empties the rings without completions. */

@@ -29,6 +29,9 @@
 #include "proto/crc32c.h"
 #include "proto/term.h"
 
+/* Payload octets placed per walk over the memory (its lock held). */
+#define SIW_RX_PLACE_MAX	(2 * PAGE_SIZE)
+
 #define SIW_TERM_CODE(l, t, c) \
 	((struct siw_term_code){ SIW_TERM_LAYER_##l, SIW_TERM_##t, SIW_TERM_##c })
 
@@ -54,46 +57,111 @@ static void siw_rx_put_ranges(struct siw_rxs *rx)
 }
 
 /* A segment this QP cannot take: fail the stream with @tc. */
-static int siw_rx_refuse(struct siw_qp *qp, struct siw_term_code tc,
-			 const char *why)
+static __printf(3, 4) int siw_rx_refuse(struct siw_qp *qp,
+					struct siw_term_code tc,
+					const char *fmt, ...)
 {
-	siw_conn_err(qp, "%s; terminating (%s %u/%u/0x%02x)\n", why,
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	siw_conn_err(qp, "%pV; terminating (%s %u/%u/0x%02x)\n", &vaf,
 		     siw_term_layer(&tc), tc.layer, tc.etype, tc.ecode);
+	va_end(args);
 	siw_rx_fail(&qp->rx.parser, &tc);
 	return -EINVAL;
 }
 
-static int siw_rx_add_range(struct siw_rxs *rx, struct siw_mem *mem, u64 addr,
-			    u32 len)
+/*
+ * The memory a segment goes into failed its check (@err), at the start of
+ * the segment or in the middle of it (invalidated, deregistered or
+ * registered again meanwhile). An RDMA Write named the peer's STag of
+ * ours: a tagged-placement error. A Read Response or a Send goes into our
+ * own WR's memory: the WR completes in error, and the peer hears of a
+ * catastrophic error of ours.
+ */
+static int siw_rx_mem_refused(struct siw_qp *qp, const struct siw_iwarp_hdr *h,
+			      siw_mem_err_t err)
+{
+	struct siw_rxs *rx = &qp->rx;
+	struct siw_term_code tc;
+
+	switch (h->opcode) {
+	case SIW_RDMAP_WRITE:
+		siw_mem_term_code(err, true, &tc);
+		return siw_rx_refuse(qp, tc, "RDMA Write to STag 0x%08x refused: %s",
+				     h->stag, siw_mem_err_str(err));
+	case SIW_RDMAP_READ_RESP:
+		siw_tx_read_done(qp, siw_mem_wc_status(err));
+		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
+						       RDMAP_INVALID_STAG),
+				     "local buffer (STag 0x%08x) of an RDMA Read: %s",
+				     h->stag, siw_mem_err_str(err));
+	default:
+		if (rx->have_rqe)
+			siw_rqe_complete(qp, &rx->rqe, 0, siw_mem_wc_status(err),
+					 0, 0);
+		rx->have_rqe = false;
+		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
+						       RDMAP_INVALID_STAG),
+				     "memory of the receive WR: %s",
+				     siw_mem_err_str(err));
+	}
+}
+
+static void siw_rx_add_range(struct siw_rxs *rx, struct siw_mem *mem,
+			     u32 stag, int access, u64 addr, u32 len)
 {
 	struct siw_rx_range *r = &rx->range[rx->nr_range++];
 
 	r->mem = mem;
+	r->stag = stag;
+	r->access = access;
 	r->addr = addr;
 	r->len = len;
-	return 0;
+}
+
+/* Look up @stag for @access to [addr, addr + len): a reference, or why not. */
+static siw_mem_err_t siw_rx_get_mem(struct siw_qp *qp, u32 stag, int access,
+				    u64 addr, u32 len, struct siw_mem **memp)
+{
+	struct siw_mem *mem = siw_mem_get(qp->sdev, stag);
+	siw_mem_err_t err;
+
+	if (!mem)
+		return SIW_MEM_ERR_STAG;
+	err = siw_mem_check(mem, qp->base.pd, access, addr, len);
+	if (err != SIW_MEM_OK) {
+		siw_mem_put(mem);
+		return err;
+	}
+	*memp = mem;
+	return SIW_MEM_OK;
 }
 
 /* RDMA Write: the peer names our memory. */
 static int siw_rx_begin_write(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 {
-	struct siw_term_code tc;
 	struct siw_mem *mem;
-	int err;
+	siw_mem_err_t err;
 
 	/* A zero length Write (e.g. an RTR) touches nothing. */
 	if (!h->payload_len)
 		return 0;
-	mem = siw_mem_get(qp->sdev, h->stag);
-	err = mem ? siw_mem_check(mem, qp->base.pd, IB_ACCESS_REMOTE_WRITE,
-				  h->to, h->payload_len) : -SIW_MEM_ERR_STAG;
-	if (err) {
-		if (mem)
-			siw_mem_put(mem);
-		siw_mem_term_code(err, true, &tc);
-		return siw_rx_refuse(qp, tc, "RDMA Write refused");
-	}
-	return siw_rx_add_range(&qp->rx, mem, h->to, h->payload_len);
+	if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
+		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_PROT,
+						       RDMAP_ACCESS),
+				     "RDMA Write to STag 0x%08x refused: the QP does not allow remote writes",
+				     h->stag);
+	err = siw_rx_get_mem(qp, h->stag, IB_ACCESS_REMOTE_WRITE, h->to,
+			     h->payload_len, &mem);
+	if (err != SIW_MEM_OK)
+		return siw_rx_mem_refused(qp, h, err);
+	siw_rx_add_range(&qp->rx, mem, h->stag, IB_ACCESS_REMOTE_WRITE, h->to,
+			 h->payload_len);
+	return 0;
 }
 
 /* RDMA Read Response: data for our oldest outstanding Read. */
@@ -102,7 +170,7 @@ static int siw_rx_begin_rresp(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	struct siw_mem *mem;
 	struct siw_sqe sqe;
 	struct siw_sge *sink;
-	int err;
+	siw_mem_err_t err;
 
 	if (!siw_tx_read_sink(qp, &sqe)) {
 		/* Answer to our zero length Read RTR. */
@@ -120,18 +188,13 @@ static int siw_rx_begin_rresp(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_TAGGED,
 						       DDP_T_BASE_BOUNDS),
 				     "RDMA Read Response outside the Read's buffer");
-	mem = siw_mem_get(qp->sdev, h->stag);
-	err = mem ? siw_mem_check(mem, qp->base.pd, IB_ACCESS_LOCAL_WRITE,
-				  h->to, h->payload_len) : -SIW_MEM_ERR_STAG;
-	if (err) {
-		if (mem)
-			siw_mem_put(mem);
-		siw_tx_read_done(qp, siw_mem_wc_status(err));
-		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
-						       RDMAP_INVALID_STAG),
-				     "local buffer of an RDMA Read is not accessible");
-	}
-	return siw_rx_add_range(&qp->rx, mem, h->to, h->payload_len);
+	err = siw_rx_get_mem(qp, h->stag, IB_ACCESS_LOCAL_WRITE, h->to,
+			     h->payload_len, &mem);
+	if (err != SIW_MEM_OK)
+		return siw_rx_mem_refused(qp, h, err);
+	siw_rx_add_range(&qp->rx, mem, h->stag, IB_ACCESS_LOCAL_WRITE, h->to,
+			 h->payload_len);
+	return 0;
 }
 
 static bool siw_rx_msn_ok(struct siw_rxs *rx, const struct siw_iwarp_hdr *h)
@@ -140,7 +203,7 @@ static bool siw_rx_msn_ok(struct siw_rxs *rx, const struct siw_iwarp_hdr *h)
 }
 
 /* Map the receive WR's SGEs from message offset @mo on, @len octets. */
-static int siw_rx_map_rqe(struct siw_qp *qp, u32 mo, u32 len)
+static siw_mem_err_t siw_rx_map_rqe(struct siw_qp *qp, u32 mo, u32 len)
 {
 	struct siw_rxs *rx = &qp->rx;
 	u32 i, pos = 0;
@@ -148,8 +211,8 @@ static int siw_rx_map_rqe(struct siw_qp *qp, u32 mo, u32 len)
 	for (i = 0; i < rx->rqe.num_sge && len; i++) {
 		struct siw_sge *sge = &rx->rqe.sge[i];
 		struct siw_mem *mem;
+		siw_mem_err_t err;
 		u32 skip, n;
-		int err;
 
 		if (pos + sge->length <= mo) {
 			pos += sge->length;
@@ -157,27 +220,23 @@ static int siw_rx_map_rqe(struct siw_qp *qp, u32 mo, u32 len)
 		}
 		skip = mo > pos ? mo - pos : 0;
 		n = min(len, sge->length - skip);
-		mem = siw_mem_get(qp->sdev, sge->lkey);
-		err = mem ? siw_mem_check(mem, qp->base.pd,
-					  IB_ACCESS_LOCAL_WRITE,
-					  sge->laddr + skip, n) :
-			    -SIW_MEM_ERR_STAG;
-		if (err) {
-			if (mem)
-				siw_mem_put(mem);
+		err = siw_rx_get_mem(qp, sge->lkey, IB_ACCESS_LOCAL_WRITE,
+				     sge->laddr + skip, n, &mem);
+		if (err != SIW_MEM_OK)
 			return err;
-		}
-		siw_rx_add_range(rx, mem, sge->laddr + skip, n);
+		siw_rx_add_range(rx, mem, sge->lkey, IB_ACCESS_LOCAL_WRITE,
+				 sge->laddr + skip, n);
 		pos += sge->length;
 		mo += n;
 		len -= n;
 	}
-	return 0;
+	return SIW_MEM_OK;
 }
 
 static int siw_rx_begin_send(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 {
 	struct siw_rxs *rx = &qp->rx;
+	siw_mem_err_t merr;
 	int err, i;
 
 	if (!siw_rx_msn_ok(rx, h))
@@ -205,14 +264,9 @@ static int siw_rx_begin_send(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
 						       DDP_U_TOO_LONG),
 				     "Send longer than the posted receive WR");
-	err = siw_rx_map_rqe(qp, h->mo, h->payload_len);
-	if (err) {
-		siw_rqe_complete(qp, &rx->rqe, 0, siw_mem_wc_status(err), 0, 0);
-		rx->have_rqe = false;
-		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
-						       RDMAP_INVALID_STAG),
-				     "receive WR names memory it may not write");
-	}
+	merr = siw_rx_map_rqe(qp, h->mo, h->payload_len);
+	if (merr != SIW_MEM_OK)
+		return siw_rx_mem_refused(qp, h, merr);
 	return 0;
 }
 
@@ -226,13 +280,21 @@ static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
 						       DDP_U_MSN_RANGE),
 				     "RDMA Read Request out of sequence");
+	/* A zero length Read (e.g. an RTR) reads nothing. */
+	if (h->u.rreq.size &&
+	    !(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_READ))
+		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_PROT,
+						       RDMAP_ACCESS),
+				     "RDMA Read of STag 0x%08x refused: the QP does not allow remote reads",
+				     h->u.rreq.src_stag);
 	spin_lock_irqsave(&tx->irq_lock, flags);
 	room = tx->irq_tail - tx->irq_head < tx->ird;
 	spin_unlock_irqrestore(&tx->irq_lock, flags);
 	if (!room)
 		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
 						       DDP_U_MSN_NOBUF),
-				     "more RDMA Reads outstanding than the negotiated IRD");
+				     "more RDMA Reads outstanding than the negotiated IRD (%u)",
+				     tx->ird);
 	return 0;
 }
 
@@ -298,42 +360,101 @@ static u32 siw_rx_copy(struct sk_buff *skb, u32 off, u8 *dst, u32 len,
 	return done;
 }
 
-/* Place up to @len payload octets from @skb at @off; returns the count. */
+/* Payload being placed, see siw_rx_place(). */
+struct siw_rx_placing {
+	struct sk_buff *skb;
+	u32 off;			/* in skb */
+	bool crc;
+	u32 st;				/* CRC state */
+	u32 done;			/* octets placed */
+	bool broken;			/* the skb did not hold them */
+};
+
+static bool siw_rx_place_piece(const struct siw_mem_piece *piece, void *arg)
+{
+	struct siw_rx_placing *pl = arg;
+	u8 *dst = kmap_local_page(piece->page) + piece->offset;
+	u32 n;
+
+	n = siw_rx_copy(pl->skb, pl->off, dst, piece->len, pl->crc, &pl->st);
+	kunmap_local(dst);
+	pl->off += n;
+	pl->done += n;
+	pl->broken = n != piece->len;
+	return !pl->broken;
+}
+
+/*
+ * Place up to @len payload octets from @skb at @off; returns the count.
+ * The memory is checked again as the octets go in (siw_mem_walk()): the
+ * check at the segment's start does not cover a peer that stalls in the
+ * middle of its payload while the memory is invalidated, deregistered or
+ * registered anew.
+ */
 static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
 			u32 len)
 {
 	struct siw_rxs *rx = &qp->rx;
-	struct siw_rx_range *r = &rx->range[rx->cur];
-	struct siw_mem_piece piece;
-	u32 st = siw_rx_crc_state(&rx->parser);
-	u32 done;
-	u8 *dst;
+	struct siw_rx_placing pl = {
+		.skb = skb,
+		.off = off,
+		.crc = rx->crc,
+		.st = siw_rx_crc_state(&rx->parser),
+	};
+	struct siw_rx_range *r;
+	siw_mem_err_t err;
 
-	if (WARN_ON_ONCE(rx->cur >= rx->nr_range) ||
-	    siw_mem_piece(r->mem, r->addr + rx->cur_off,
-			  min(len, r->len - rx->cur_off), &piece)) {
+	if (WARN_ON_ONCE(rx->cur >= rx->nr_range)) {
 		siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
 						RDMAP_UNSPECIFIED),
 			      "placement failed");
 		return 0;
 	}
-	dst = kmap_local_page(piece.page) + piece.offset;
-	done = siw_rx_copy(skb, off, dst, piece.len, rx->crc, &st);
-	kunmap_local(dst);
-	if (done != piece.len) {
+	r = &rx->range[rx->cur];
+	/* A page or so per walk: the walk holds the MR's lock. */
+	len = min3(len, r->len - rx->cur_off, (u32)SIW_RX_PLACE_MAX);
+	err = siw_mem_walk(r->mem, r->stag, qp->base.pd, r->access,
+			   r->addr + rx->cur_off, len, siw_rx_place_piece, &pl);
+	if (err != SIW_MEM_OK) {
+		siw_rx_mem_refused(qp, siw_rx_hdr(&rx->parser), err);
+		return 0;
+	}
+	if (pl.broken) {
 		/* tcp_read_sock() offered octets the skb does not hold */
 		siw_rx_refuse(qp, SIW_TERM_CODE(LLP, LLP_MPA, LLP_CATASTROPHIC),
 			      "cannot read the socket buffer");
 		return 0;
 	}
-	siw_rx_payload_done(&rx->parser, piece.len, st);
-
-	rx->cur_off += piece.len;
+	siw_rx_payload_done(&rx->parser, pl.done, pl.st);
+	rx->cur_off += pl.done;
 	if (rx->cur_off == r->len) {
 		rx->cur++;
 		rx->cur_off = 0;
 	}
-	return piece.len;
+	return pl.done;
+}
+
+/*
+ * Is the peer's protection error about one of our RDMA Reads? When the
+ * Terminate echoes the offending FPDU's header, that header says; when it
+ * echoes none, the peer found the error answering a Read (the source it
+ * was to read), as our own responder does.
+ */
+static bool siw_rx_term_names_read(struct siw_qp *qp,
+				   const struct siw_iwarp_hdr *h,
+				   const struct siw_term_code *tc)
+{
+	const struct siw_term_info *ti = &h->u.term;
+	const u8 *opt = siw_rx_term_opt(&qp->rx.parser);
+	u32 pos = ti->hdrct & SIW_TERM_F_M ? SIW_MPA_LEN_SIZE : 0;
+
+	if (tc->layer != SIW_TERM_LAYER_RDMAP ||
+	    tc->etype != SIW_TERM_RDMAP_REMOTE_PROT)
+		return false;
+	if (!(ti->hdrct & SIW_TERM_F_D))
+		return true;
+	return ti->opt_len >= pos + 2 && !(opt[pos] & SIW_DDP_F_TAGGED) &&
+	       (opt[pos + 1] & SIW_RDMAP_OPCODE_MASK) == SIW_RDMAP_READ_REQ;
 }
 
 static void siw_rx_peer_terminated(struct siw_qp *qp,
@@ -348,6 +469,9 @@ static void siw_rx_peer_terminated(struct siw_qp *qp,
 		     siw_term_layer(&tc), tc.layer, tc.etype, tc.ecode,
 		     swapped ? "; sent with layer and type swapped" : "");
 	qp->rx.dead = true;
+	/* The oldest Read is the one answered: it failed, the others flush. */
+	if (siw_rx_term_names_read(qp, h, &tc))
+		siw_tx_read_done(qp, SIW_WC_REM_ACCESS_ERR);
 	siw_qp_enter(qp, SIW_QP_TERMINATE);
 	siw_qp_async_event(qp, IB_EVENT_QP_FATAL);
 	siw_cm_close(qp, true);
@@ -356,22 +480,24 @@ static void siw_rx_peer_terminated(struct siw_qp *qp,
 static void siw_rx_send_done(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 {
 	struct siw_rxs *rx = &qp->rx;
+	siw_mem_err_t err;
 	u16 flags = 0;
-	int err;
 
 	if (h->opcode == SIW_RDMAP_SEND_SE || h->opcode == SIW_RDMAP_SEND_SE_INV)
 		flags |= SIW_WQE_SOLICITED;
 	if (h->opcode == SIW_RDMAP_SEND_INV ||
 	    h->opcode == SIW_RDMAP_SEND_SE_INV) {
 		err = siw_mem_invalidate(qp->sdev, qp->base.pd, h->inval_stag);
-		if (err) {
+		if (err != SIW_MEM_OK) {
 			struct siw_term_code tc;
 
 			siw_rqe_complete(qp, &rx->rqe, h->mo + h->payload_len,
 					 SIW_WC_REM_INV_REQ_ERR, 0, 0);
 			rx->have_rqe = false;
 			siw_mem_term_code(err, false, &tc);
-			siw_rx_refuse(qp, tc, "Send with Invalidate refused");
+			siw_rx_refuse(qp, tc,
+				      "Send with Invalidate of STag 0x%08x refused: %s",
+				      h->inval_stag, siw_mem_err_str(err));
 			return;
 		}
 		flags |= SIW_WQE_REM_INVAL;
@@ -389,7 +515,8 @@ static void siw_rx_rresp_done(struct siw_qp *qp)
 	if (!siw_tx_read_sink(qp, &sqe))
 		return;		/* the RTR's answer */
 	if (sqe.opcode == SIW_OP_READ_LOCAL_INV && sqe.num_sge &&
-	    siw_mem_invalidate(qp->sdev, qp->base.pd, sqe.sge[0].lkey)) {
+	    siw_mem_invalidate(qp->sdev, qp->base.pd, sqe.sge[0].lkey) !=
+	    SIW_MEM_OK) {
 		siw_tx_read_done(qp, SIW_WC_LOC_QP_OP_ERR);
 		return;
 	}

@@ -84,7 +84,11 @@ enum siw_wc_status siw_sqe_check(struct siw_sqe *sqe, bool user)
 	return siw_sqe_check_sges(sqe);
 }
 
-int siw_sq_peek(struct siw_qp *qp, struct siw_sqe *sqe)
+/*
+ * Copy the oldest VALID SQE into *@sqe and check the copy: 0, -ENOENT if
+ * there is none (or a flush owns the SQ), -EINVAL if it is malformed.
+ */
+static int siw_sq_peek(struct siw_qp *qp, struct siw_sqe *sqe)
 {
 	lockdep_assert_held(&qp->sq.lock);
 
@@ -95,20 +99,31 @@ int siw_sq_peek(struct siw_qp *qp, struct siw_sqe *sqe)
 	return 0;
 }
 
-void siw_sq_consume(struct siw_qp *qp)
+/* Must @sqe wait for the engine? */
+static bool siw_sqe_waits(const struct siw_sqe *sqe,
+			  const struct siw_sq_gate *gate)
 {
-	siw_sq_consume_raw(&qp->sq);
+	if (gate->full)
+		return true;
+	if ((sqe->flags & SIW_WQE_READ_FENCE) && gate->reads_out)
+		return true;
+	/* With ORD 0 a Read never goes: the engine fails it at once. */
+	return siw_sq_opcode_is_read(sqe->opcode) && gate->ord &&
+	       gate->reads_out >= gate->ord;
 }
 
-int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe)
+int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
+	       const struct siw_sq_gate *gate)
 {
 	unsigned long flags;
 	int err;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	err = siw_sq_peek(qp, sqe);
-	if (err != -ENOENT)
-		siw_sq_consume(qp);
+	if (!err && siw_sqe_waits(sqe, gate))
+		err = -ENOENT;
+	else if (err != -ENOENT)
+		siw_sq_consume_raw(&qp->sq);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	if (err == -EINVAL) {

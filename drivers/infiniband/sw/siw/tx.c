@@ -234,10 +234,33 @@ void siw_tx_terminate(struct siw_qp *qp, const struct siw_term_code *tc,
  * Framing.
  */
 
-static void siw_tx_put_mems(struct siw_tx *tx)
+/*
+ * Drop what the FPDU in progress held for its kvecs: the pages pinned for
+ * it and the memory objects. TCP has the octets, or they are not going.
+ */
+static void siw_tx_release(struct siw_tx *tx)
 {
+	unsigned int i;
+
+	for_each_set_bit(i, tx->pinned, SIW_TX_MAX_KVEC)
+		put_page(virt_to_page(tx->kvec[i].iov_base));
+	bitmap_zero(tx->pinned, SIW_TX_MAX_KVEC);
 	while (tx->nr_mem)
 		siw_mem_put(tx->mem[--tx->nr_mem]);
+}
+
+/*
+ * Keep @mem (referenced) until the FPDU is out. An FPDU gathers from one
+ * memory object per SGE at most, and siw_tx_frame() starts empty.
+ */
+static siw_mem_err_t siw_tx_hold(struct siw_tx *tx, struct siw_mem *mem)
+{
+	if (WARN_ON_ONCE(tx->nr_mem >= ARRAY_SIZE(tx->mem))) {
+		siw_mem_put(mem);
+		return SIW_MEM_ERR_STATE;
+	}
+	tx->mem[tx->nr_mem++] = mem;
+	return SIW_MEM_OK;
 }
 
 static void siw_tx_add_kvec(struct siw_tx *tx, void *base, u32 len)
@@ -247,43 +270,86 @@ static void siw_tx_add_kvec(struct siw_tx *tx, void *base, u32 len)
 	tx->nr_kvec++;
 }
 
-/*
- * Add [addr, addr + len) of @mem as kvecs; with @zcopy, mark those whose
- * page TCP may hold a reference to. Returns 0 or -enum siw_mem_err.
- */
-static int siw_tx_add_mem(struct siw_tx *tx, struct siw_mem *mem, u64 addr,
-			  u32 len, bool zcopy)
-{
-	struct siw_mem_piece piece;
-	int err;
+/* How siw_tx_add_mem() takes a range. */
+enum {
+	SIW_TX_ZCOPY = BIT(0),	/* TCP may take its pages by reference */
+	SIW_TX_PIN = BIT(1),	/* its pages live only as long as the MR */
+};
 
-	while (len) {
-		if (tx->nr_kvec >= SIW_TX_MAX_KVEC - 1)
-			return -SIW_MEM_ERR_BOUNDS;
-		err = siw_mem_piece(mem, addr, len, &piece);
-		if (err)
-			return err;
-		if (zcopy && sendpage_ok(piece.page))
-			__set_bit(tx->nr_kvec, tx->zcopy);
-		siw_tx_add_kvec(tx, page_address(piece.page) + piece.offset,
-				piece.len);
-		addr += piece.len;
-		len -= piece.len;
+/* A range being added as kvecs, see siw_tx_add_mem(). */
+struct siw_tx_adding {
+	struct siw_tx *tx;
+	unsigned int how;
+	bool full;			/* out of kvecs */
+};
+
+static bool siw_tx_add_piece(const struct siw_mem_piece *piece, void *arg)
+{
+	struct siw_tx_adding *ad = arg;
+	struct siw_tx *tx = ad->tx;
+	bool held = true;
+
+	if (tx->nr_kvec >= SIW_TX_MAX_KVEC - 1) {
+		ad->full = true;
+		return false;
 	}
-	return 0;
+	if (ad->how & SIW_TX_PIN) {
+		/* The MR is valid: its owner holds the page. */
+		held = sendpage_ok(piece->page);
+		if (held) {
+			get_page(piece->page);
+			__set_bit(tx->nr_kvec, tx->pinned);
+		} else {
+			tx->must_copy = true;
+		}
+	}
+	if ((ad->how & SIW_TX_ZCOPY) && held && sendpage_ok(piece->page))
+		__set_bit(tx->nr_kvec, tx->zcopy);
+	siw_tx_add_kvec(tx, page_address(piece->page) + piece->offset,
+			piece->len);
+	return true;
+}
+
+/*
+ * Add [addr, addr + len) of @mem, looked up by @stag, as kvecs, if a QP of
+ * @pd may access it with @access. The check and the walk over the pages
+ * are one (siw_mem_walk()): an invalidation either comes first and the
+ * range is refused, or it waits for the walk.
+ *
+ * The kvecs of kernel memory (SIW_TX_PIN) point into pages that stay only
+ * as long as the MR does: once the MR is invalidated or deregistered its
+ * owner may free them, also while this FPDU still waits for room in the
+ * socket. Each such page gets a reference here, dropped once TCP has the
+ * octets, so that nobody else can get it meanwhile. A page that cannot be
+ * held that way (slab memory) makes the FPDU's payload be copied before
+ * the range is let go (siw_tx_copy_payload()). User memory is pinned by
+ * its MR, which tx->mem holds.
+ */
+static siw_mem_err_t siw_tx_add_mem(struct siw_tx *tx, struct siw_mem *mem,
+				    u32 stag, struct ib_pd *pd, int access,
+				    u64 addr, u32 len, unsigned int how)
+{
+	struct siw_tx_adding ad = { .tx = tx, .how = how };
+	siw_mem_err_t err;
+
+	err = siw_mem_walk(mem, stag, pd, access, addr, len, siw_tx_add_piece,
+			   &ad);
+	if (err == SIW_MEM_OK && ad.full)
+		err = SIW_MEM_ERR_BOUNDS;
+	return err;
 }
 
 /* Gather @len octets of the SQE's SGEs from the current position. */
-static int siw_tx_gather_sges(struct siw_qp *qp, u32 len)
+static siw_mem_err_t siw_tx_gather_sges(struct siw_qp *qp, u32 len)
 {
 	struct siw_tx *tx = &qp->tx;
 	struct siw_sqe *sqe = &tx->sqe;
-	int err;
+	siw_mem_err_t err;
 
 	if (sqe->flags & SIW_WQE_INLINE) {
 		siw_tx_add_kvec(tx, (u8 *)&sqe->sge[1] + tx->sge_off, len);
 		tx->sge_off += len;
-		return 0;
+		return SIW_MEM_OK;
 	}
 	while (len) {
 		struct siw_sge *sge = &sqe->sge[tx->sge];
@@ -297,80 +363,101 @@ static int siw_tx_gather_sges(struct siw_qp *qp, u32 len)
 		}
 		mem = siw_mem_get(qp->sdev, sge->lkey);
 		if (!mem)
-			return -SIW_MEM_ERR_STAG;
-		tx->mem[tx->nr_mem++] = mem;
-		err = siw_mem_check(mem, qp->base.pd, 0, sge->laddr + tx->sge_off,
-				    n);
-		if (!err)
-			err = siw_tx_add_mem(tx, mem, sge->laddr + tx->sge_off,
-					     n, false);
-		if (err)
+			return SIW_MEM_ERR_STAG;
+		err = siw_tx_hold(tx, mem);
+		if (err == SIW_MEM_OK)
+			err = siw_tx_add_mem(tx, mem, sge->lkey, qp->base.pd, 0,
+					     sge->laddr + tx->sge_off, n, 0);
+		if (err != SIW_MEM_OK)
 			return err;
 		tx->sge_off += n;
 		len -= n;
 	}
-	return 0;
+	return SIW_MEM_OK;
 }
 
-static int siw_tx_gather_rresp(struct siw_qp *qp, u32 len)
+static siw_mem_err_t siw_tx_gather_rresp(struct siw_qp *qp, u32 len)
 {
 	struct siw_tx *tx = &qp->tx;
+	unsigned int how = 0;
 	struct siw_mem *mem;
-	int err;
+	siw_mem_err_t err;
 
 	if (!len)
-		return 0;
+		return SIW_MEM_OK;
 	mem = siw_mem_get(qp->sdev, tx->rresp.src_stag);
 	if (!mem)
-		return -SIW_MEM_ERR_STAG;
-	tx->mem[tx->nr_mem++] = mem;
-	err = siw_mem_check(mem, qp->base.pd, IB_ACCESS_REMOTE_READ,
-			    tx->rresp.src_to + tx->done, len);
-	if (!err)
-		err = siw_tx_add_mem(tx, mem, tx->rresp.src_to + tx->done, len,
-				     READ_ONCE(tx_zcopy) &&
-				     len >= SIW_TX_ZCOPY_MIN);
-	return err;
+		return SIW_MEM_ERR_STAG;
+	err = siw_tx_hold(tx, mem);
+	if (err != SIW_MEM_OK)
+		return err;
+	if (siw_mem_is_kernel(mem))
+		how |= SIW_TX_PIN;
+	if (READ_ONCE(tx_zcopy) && len >= SIW_TX_ZCOPY_MIN)
+		how |= SIW_TX_ZCOPY;
+	return siw_tx_add_mem(tx, mem, tx->rresp.src_stag, qp->base.pd,
+			      IB_ACCESS_REMOTE_READ, tx->rresp.src_to + tx->done,
+			      len, how);
 }
 
 /*
- * With CRC on, the CRC must cover exactly the octets TCP is given. TCP
- * copies a kvec only when it is pushed, which is after framing and, with
- * the socket full, may be much later; meanwhile the consumer may write to
- * a buffer whose WR has not completed (perftest rewrites its credit word
- * so). The peer may then get either value (undefined data, as the verbs
- * say) but must not get a CRC that matches neither: that ends the
- * connection. So such a payload is copied first, and CRC and TCP both take
- * the copy. Inline data is already a copy; a zero-copy Read Response is
- * safe by contract (siw_tx_push_zcopy()).
+ * Must the payload be copied before it is framed? When a page of it could
+ * not be held (see siw_tx_add_mem()); and with CRC on, when the payload is
+ * memory its owner may still write: the CRC must cover exactly the octets
+ * TCP is given, and TCP copies a kvec only when it is pushed, which is
+ * after framing and, with the socket full, may be much later. Meanwhile
+ * the consumer may write to a buffer whose WR has not completed (perftest
+ * rewrites its credit word so). The peer may then get either value
+ * (undefined data, as the verbs say) but must not get a CRC that matches
+ * neither: that ends the connection. Inline data is already a copy; a
+ * zero-copy Read Response is safe by contract (siw_tx_push_zcopy()).
  */
-static void siw_tx_copy_payload(struct siw_tx *tx, u32 payload)
+static bool siw_tx_wants_copy(const struct siw_tx *tx, u32 payload)
+{
+	if (!payload || tx->nr_kvec < 2)
+		return false;
+	if (tx->must_copy)
+		return true;
+	if (!tx->crc || !bitmap_empty(tx->zcopy, SIW_TX_MAX_KVEC))
+		return false;
+	if (tx->kind == SIW_TX_SQE)
+		return !(tx->sqe.flags & SIW_WQE_INLINE);
+	return tx->kind == SIW_TX_RRESP;
+}
+
+/* CRC and TCP both take the copy; the source is let go. */
+static siw_mem_err_t siw_tx_copy_payload(struct siw_tx *tx, u32 payload)
 {
 	u32 i, off = 0;
 
-	if (!tx->crc_copy || !payload || tx->nr_kvec < 2 ||
-	    payload > SIW_MPA_MAX_ULPDU ||
-	    !bitmap_empty(tx->zcopy, SIW_TX_MAX_KVEC))
-		return;
-	if (tx->kind == SIW_TX_SQE ? tx->sqe.flags & SIW_WQE_INLINE :
-				     tx->kind != SIW_TX_RRESP)
-		return;
+	if (!siw_tx_wants_copy(tx, payload))
+		return SIW_MEM_OK;
+	if (!tx->copy_buf || payload > SIW_MPA_MAX_ULPDU) {
+		/* Without the buffer (no memory) CRC is over the source. */
+		if (WARN_ON_ONCE(tx->must_copy))
+			return SIW_MEM_ERR_STATE;
+		return SIW_MEM_OK;
+	}
 	for (i = 1; i < tx->nr_kvec; i++) {
-		memcpy(tx->crc_copy + off, tx->kvec[i].iov_base,
+		memcpy(tx->copy_buf + off, tx->kvec[i].iov_base,
 		       tx->kvec[i].iov_len);
 		off += tx->kvec[i].iov_len;
 	}
+	siw_tx_release(tx);
+	bitmap_zero(tx->zcopy, SIW_TX_MAX_KVEC);
 	tx->nr_kvec = 1;
-	siw_tx_add_kvec(tx, tx->crc_copy, off);
+	siw_tx_add_kvec(tx, tx->copy_buf, off);
+	return SIW_MEM_OK;
 }
 
 /* Frame the next FPDU of the message in progress. */
-static int siw_tx_frame(struct siw_qp *qp)
+static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 	struct siw_iwarp_hdr *h = &tx->hdr;
+	siw_mem_err_t err = SIW_MEM_OK;
 	u32 payload, room, ulpdu, i, st;
-	int hlen, err = 0;
+	int hlen;
 
 	room = siw_fpdu_max_payload(tx->max_ulpdu, h->opcode);
 	if (h->opcode == SIW_RDMAP_TERMINATE || h->opcode == SIW_RDMAP_READ_REQ)
@@ -384,12 +471,14 @@ static int siw_tx_frame(struct siw_qp *qp)
 	else
 		h->to = tx->sqe.raddr + tx->done;
 
+	siw_tx_release(tx);
 	tx->nr_kvec = 0;
+	tx->must_copy = false;
 	bitmap_zero(tx->zcopy, SIW_TX_MAX_KVEC);
 	hlen = siw_fpdu_build_hdr(tx->hdr_buf, sizeof(tx->hdr_buf), h,
 				  payload);
 	if (WARN_ON_ONCE(hlen < 0))
-		return -SIW_MEM_ERR_BOUNDS;
+		return SIW_MEM_ERR_STATE;
 	siw_tx_add_kvec(tx, tx->hdr_buf, hlen);
 
 	switch (tx->kind) {
@@ -407,13 +496,14 @@ static int siw_tx_frame(struct siw_qp *qp)
 	default:
 		break;
 	}
-	if (err)
+	if (err == SIW_MEM_OK)
+		err = siw_tx_copy_payload(tx, payload);
+	if (err != SIW_MEM_OK)
 		return err;
 
 	ulpdu = hlen - SIW_MPA_LEN_SIZE + payload;
 	st = siw_crc32c_init();
 	if (tx->crc) {
-		siw_tx_copy_payload(tx, payload);
 		for (i = 0; i < tx->nr_kvec; i++)
 			st = siw_crc32c_update(st, tx->kvec[i].iov_base,
 					       tx->kvec[i].iov_len);
@@ -426,7 +516,7 @@ static int siw_tx_frame(struct siw_qp *qp)
 	tx->fpdu_len = siw_fpdu_wire_len(ulpdu);
 	tx->fpdu_sent = 0;
 	tx->fpdu_last = h->last;
-	return 0;
+	return SIW_MEM_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -479,11 +569,52 @@ static void siw_tx_begin(struct siw_tx *tx, enum siw_tx_kind kind, u8 opcode,
 	tx->sge_off = 0;
 }
 
+/*
+ * A local error in the message being framed: a WR that names memory it
+ * may not use completes with the error and fails the QP; a Read Response
+ * for memory the peer may not read ends the stream with a Terminate.
+ */
+static void siw_tx_local_error(struct siw_qp *qp, siw_mem_err_t err)
+{
+	struct siw_tx *tx = &qp->tx;
+	struct siw_term_code tc;
+
+	siw_tx_release(tx);
+	tx->fpdu_len = 0;
+	tx->fpdu_sent = 0;
+	if (tx->kind == SIW_TX_RRESP) {
+		siw_mem_term_code(err, false, &tc);
+		siw_conn_err(qp, "RDMA Read of STag 0x%08x refused: %s; terminating (RDMAP %u/%u/0x%02x)\n",
+			     tx->rresp.src_stag, siw_mem_err_str(err),
+			     tc.layer, tc.etype, tc.ecode);
+		tx->kind = SIW_TX_IDLE;
+		siw_qp_enter(qp, SIW_QP_TERMINATE);
+		siw_tx_terminate(qp, &tc, 0, NULL, 0);
+		return;
+	}
+	if (tx->kind == SIW_TX_SQE && tx->hdr.opcode != SIW_RDMAP_READ_REQ) {
+		siw_qp_err(qp, "work request 0x%llx refused: its memory: %s; QP to ERROR\n",
+			   tx->sqe.id, siw_mem_err_str(err));
+		siw_tx_complete(qp, &tx->sqe, 0, siw_mem_wc_status(err));
+	}
+	tx->kind = SIW_TX_IDLE;
+	siw_qp_fail(qp, IB_EVENT_QP_ACCESS_ERR);
+}
+
+/* Frame the next FPDU of the message; a memory error ends the message. */
+static void siw_tx_next_fpdu(struct siw_qp *qp)
+{
+	siw_mem_err_t err = siw_tx_frame(qp);
+
+	if (err != SIW_MEM_OK)
+		siw_tx_local_error(qp, err);
+}
+
 /* Memory registration WRs act locally, in SQ order. */
 static void siw_tx_local_op(struct siw_qp *qp, struct siw_sqe *sqe)
 {
 	struct ib_mr *mr = (struct ib_mr *)(uintptr_t)sqe->base_mr;
-	int err;
+	siw_mem_err_t err;
 
 	if (sqe->opcode == SIW_OP_REG_MR)
 		err = siw_mem_fastreg(qp->sdev, qp->base.pd, mr, sqe->rkey,
@@ -491,50 +622,63 @@ static void siw_tx_local_op(struct siw_qp *qp, struct siw_sqe *sqe)
 	else
 		err = siw_mem_invalidate(qp->sdev, qp->base.pd, sqe->rkey);
 	siw_tx_complete(qp, sqe, 0, siw_mem_wc_status(err));
-	if (err)
+	if (err != SIW_MEM_OK) {
+		siw_qp_err(qp, "%s of STag 0x%08x failed: %s; QP to ERROR\n",
+			   sqe->opcode == SIW_OP_REG_MR ? "fast registration" :
+			   "local invalidation", sqe->rkey, siw_mem_err_str(err));
 		siw_qp_fail(qp, IB_EVENT_QP_FATAL);
+	}
 }
 
-static bool siw_tx_sq_blocked(struct siw_qp *qp, const struct siw_sqe *sqe)
+/* What the sent ring and the ORD let go now (see siw_sq_get()). */
+static void siw_tx_gate(struct siw_tx *tx, struct siw_sq_gate *gate)
 {
-	struct siw_tx *tx = &qp->tx;
-	bool read = sqe->opcode == SIW_OP_READ ||
-		    sqe->opcode == SIW_OP_READ_LOCAL_INV;
 	unsigned long flags;
-	bool blocked;
 
 	spin_lock_irqsave(&tx->sent_lock, flags);
-	blocked = siw_sent_full(tx) ||
-		  ((sqe->flags & SIW_WQE_READ_FENCE) && tx->reads_out) ||
-		  (read && tx->reads_out >= tx->ord);
+	gate->full = siw_sent_full(tx);
+	gate->reads_out = tx->reads_out;
 	spin_unlock_irqrestore(&tx->sent_lock, flags);
-	return blocked;
+	/*
+	 * Only this transmitter adds to the sent ring; RX only empties it.
+	 * So the gate can only be too strict, and then the Read completing
+	 * schedules TX again.
+	 */
+	gate->ord = tx->ord;
 }
 
-static int siw_tx_start_sqe(struct siw_qp *qp)
+/* An RDMA Read with ORD 0: nothing may be asked of the peer. */
+static void siw_tx_read_refused(struct siw_qp *qp, struct siw_sqe *sqe)
+{
+	siw_qp_err(qp, "RDMA Read posted, but the connection allows no Reads (ORD 0); QP to ERROR\n");
+	siw_tx_complete(qp, sqe, 0, SIW_WC_LOC_QP_OP_ERR);
+	siw_qp_fail(qp, IB_EVENT_QP_REQ_ERR);
+}
+
+static bool siw_tx_start_sqe(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 	struct siw_sqe *sqe = &tx->sqe;
-	unsigned long flags;
+	struct siw_sq_gate gate;
 	int err;
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	err = siw_sq_peek(qp, sqe);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (err == -ENOENT || (!err && siw_tx_sq_blocked(qp, sqe)))
-		return -ENOENT;
-	err = siw_sq_get(qp, sqe);
+	siw_tx_gate(tx, &gate);
+	err = siw_sq_get(qp, sqe, &gate);
 	if (err)
-		return err == -EINVAL ? 0 : err;
+		return err != -ENOENT;
 	tx->sqe_taken = true;
 
 	switch (sqe->opcode) {
 	case SIW_OP_REG_MR:
 	case SIW_OP_INVAL_STAG:
 		siw_tx_local_op(qp, sqe);
-		return 0;
+		return true;
 	case SIW_OP_READ:
 	case SIW_OP_READ_LOCAL_INV:
+		if (!tx->ord) {
+			siw_tx_read_refused(qp, sqe);
+			return true;
+		}
 		siw_tx_begin(tx, SIW_TX_SQE, SIW_RDMAP_READ_REQ, 0);
 		tx->hdr.u.rreq.sink_stag = sqe->num_sge ? sqe->sge[0].lkey : 0;
 		tx->hdr.u.rreq.sink_to = sqe->num_sge ? sqe->sge[0].laddr : 0;
@@ -551,16 +695,17 @@ static int siw_tx_start_sqe(struct siw_qp *qp)
 		tx->hdr.inval_stag = sqe->rkey;
 		break;
 	}
-	return siw_tx_frame(qp);
+	siw_tx_next_fpdu(qp);
+	return true;
 }
 
-static int siw_tx_start_rresp(struct siw_qp *qp)
+static void siw_tx_start_rresp(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 
 	siw_tx_begin(tx, SIW_TX_RRESP, SIW_RDMAP_READ_RESP, tx->rresp.size);
 	tx->hdr.stag = tx->rresp.sink_stag;
-	return siw_tx_frame(qp);
+	siw_tx_next_fpdu(qp);
 }
 
 static bool siw_tx_take_term(struct siw_tx *tx)
@@ -578,18 +723,18 @@ static bool siw_tx_take_term(struct siw_tx *tx)
 	return take;
 }
 
-static int siw_tx_start_term(struct siw_qp *qp)
+static void siw_tx_start_term(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 
 	siw_tx_begin(tx, SIW_TX_TERM, SIW_RDMAP_TERMINATE, tx->term_opt_len);
 	tx->hdr.u.term.code = tx->term;
 	tx->hdr.u.term.hdrct = tx->term_hdrct;
-	return siw_tx_frame(qp);
+	siw_tx_next_fpdu(qp);
 }
 
 /* MPA peer-to-peer mode: a zero length Write, Read or Send comes first. */
-static int siw_tx_start_rtr(struct siw_qp *qp)
+static void siw_tx_start_rtr(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 	u8 opcode = SIW_RDMAP_SEND;
@@ -601,34 +746,40 @@ static int siw_tx_start_rtr(struct siw_qp *qp)
 	tx->rtr = 0;
 	siw_tx_begin(tx, SIW_TX_RTR, opcode, 0);
 	memset(&tx->sqe, 0, sizeof(tx->sqe));
-	return siw_tx_frame(qp);
+	siw_tx_next_fpdu(qp);
 }
 
-/* Pick the next message. -ENOENT: nothing to send now. */
-static int siw_tx_start(struct siw_qp *qp)
+/* Pick the next message; false if there is nothing to send now. */
+static bool siw_tx_start(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 	enum ib_qp_state state;
 
-	if (siw_tx_take_term(tx))
-		return siw_tx_start_term(qp);
+	if (siw_tx_take_term(tx)) {
+		siw_tx_start_term(qp);
+		return true;
+	}
 	if (READ_ONCE(tx->term_sent))
-		return -ENOENT;
-	if (tx->rtr)
-		return siw_tx_start_rtr(qp);
+		return false;
+	if (tx->rtr) {
+		siw_tx_start_rtr(qp);
+		return true;
+	}
 	if (test_bit(SIW_TX_HOLD, &tx->flags))
-		return -ENOENT;
+		return false;
 	/*
 	 * A responder answers RDMA Reads from RTR on, as in IB: a QP
 	 * connected without rdma_cm may stay there (perftest's server).
 	 */
 	state = READ_ONCE(qp->state);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
-		return -ENOENT;
-	if (siw_tx_pop_rresp(tx, &tx->rresp))
-		return siw_tx_start_rresp(qp);
+		return false;
+	if (siw_tx_pop_rresp(tx, &tx->rresp)) {
+		siw_tx_start_rresp(qp);
+		return true;
+	}
 	if (!siw_qp_may_send(qp))
-		return -ENOENT;
+		return false;
 	return siw_tx_start_sqe(qp);
 }
 
@@ -734,61 +885,41 @@ static void siw_tx_msg_sent(struct siw_qp *qp)
 	tx->kind = SIW_TX_IDLE;
 }
 
-/* A local error in the WR being framed: complete it and fail the QP. */
-static void siw_tx_local_error(struct siw_qp *qp, int err)
+/* What one step of the transmitter did. */
+enum siw_tx_step {
+	SIW_TX_STEP_PROGRESS,	/* framed, pushed or failed a message: go on */
+	SIW_TX_STEP_IDLE,	/* nothing to send now */
+	SIW_TX_STEP_FULL,	/* the socket has no room: sk_write_space */
+	SIW_TX_STEP_BROKEN,	/* the socket failed: tx->sock_err says how */
+};
+
+static enum siw_tx_step siw_tx_step(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
-	struct siw_term_code tc;
-
-	siw_tx_put_mems(tx);
-	tx->fpdu_len = 0;
-	tx->fpdu_sent = 0;
-	if (tx->kind == SIW_TX_RRESP) {
-		/* The peer named memory it may not read. */
-		siw_qp_err(qp, "RDMA Read of STag 0x%08x refused: %s\n",
-			   tx->rresp.src_stag,
-			   err == -SIW_MEM_ERR_STAG ? "no such STag" :
-			   "access or bounds violation");
-		siw_mem_term_code(err, false, &tc);
-		tx->kind = SIW_TX_IDLE;
-		siw_qp_enter(qp, SIW_QP_TERMINATE);
-		siw_tx_terminate(qp, &tc, 0, NULL, 0);
-		return;
-	}
-	if (tx->kind == SIW_TX_SQE && tx->hdr.opcode != SIW_RDMAP_READ_REQ)
-		siw_tx_complete(qp, &tx->sqe, 0, siw_mem_wc_status(err));
-	tx->kind = SIW_TX_IDLE;
-	siw_qp_fail(qp, IB_EVENT_QP_ACCESS_ERR);
-}
-
-/* One step: 0 progress, -EAGAIN socket full, -ENOENT idle, else error. */
-static int siw_tx_step(struct siw_qp *qp)
-{
-	struct siw_tx *tx = &qp->tx;
-	int err;
+	int rv;
 
 	if (!tx->sock)
-		return -ENOENT;
+		return SIW_TX_STEP_IDLE;
 	if (tx->fpdu_sent < tx->fpdu_len) {
-		err = siw_tx_push(qp);
-		if (err)
-			return err;
-		siw_tx_put_mems(tx);
+		rv = siw_tx_push(qp);
+		if (rv == -EAGAIN)
+			return SIW_TX_STEP_FULL;
+		if (rv) {
+			tx->sock_err = rv;
+			return SIW_TX_STEP_BROKEN;
+		}
+		siw_tx_release(tx);
 		tx->fpdu_len = 0;
 		tx->fpdu_sent = 0;
 		if (tx->fpdu_last)
 			siw_tx_msg_sent(qp);
-		return 0;
+		return SIW_TX_STEP_PROGRESS;
 	}
-	if (tx->kind != SIW_TX_IDLE)
-		err = siw_tx_frame(qp);
-	else
-		err = siw_tx_start(qp);
-	if (err && err != -ENOENT) {
-		siw_tx_local_error(qp, err);
-		return 0;
+	if (tx->kind != SIW_TX_IDLE) {
+		siw_tx_next_fpdu(qp);
+		return SIW_TX_STEP_PROGRESS;
 	}
-	return err;
+	return siw_tx_start(qp) ? SIW_TX_STEP_PROGRESS : SIW_TX_STEP_IDLE;
 }
 
 /*
@@ -817,20 +948,20 @@ void siw_sq_recheck_later(struct siw_qp *qp)
 static void siw_tx_run(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
-	int err;
+	enum siw_tx_step st;
 
 	lockdep_assert_held(&tx->mutex);
 	tx->sqe_taken = false;
 	while (test_and_clear_bit(SIW_TX_PENDING, &tx->flags)) {
 		do {
-			err = siw_tx_step(qp);
+			st = siw_tx_step(qp);
 			cond_resched();
-		} while (!err);
-		if (err == -EAGAIN)
+		} while (st == SIW_TX_STEP_PROGRESS);
+		if (st == SIW_TX_STEP_FULL)
 			return;	/* sk_write_space sets PENDING again */
-		if (err != -ENOENT) {
+		if (st == SIW_TX_STEP_BROKEN) {
 			siw_conn_err(qp, "TCP send failed (%d); closing the connection\n",
-				     err);
+				     tx->sock_err);
 			siw_cm_close(qp, false);
 			return;
 		}
@@ -920,28 +1051,47 @@ void siw_engine_free(struct siw_qp *qp)
 	cancel_work_sync(&qp->tx.work);
 	kvfree(qp->tx.sent);
 	qp->tx.sent = NULL;
-	kvfree(qp->tx.crc_copy);
-	qp->tx.crc_copy = NULL;
+	kvfree(qp->tx.copy_buf);
+	qp->tx.copy_buf = NULL;
 }
 
-void siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
+/*
+ * The copy buffer (siw_tx_copy_payload()): a kernel QP needs it for Read
+ * Responses from pages that cannot be held; with CRC on, any QP uses it,
+ * or (no memory) takes the CRC over the source.
+ */
+static int siw_tx_alloc_copy_buf(struct siw_qp *qp, bool crc)
 {
 	struct siw_tx *tx = &qp->tx;
 
+	if (tx->copy_buf || (qp->user && !crc))
+		return 0;
+	tx->copy_buf = kvmalloc(SIW_MPA_MAX_ULPDU, GFP_KERNEL);
+	return tx->copy_buf || qp->user ? 0 : -ENOMEM;
+}
+
+int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
+{
+	struct siw_tx *tx = &qp->tx;
+	int err;
+
 	mutex_lock(&tx->mutex);
+	err = siw_tx_alloc_copy_buf(qp, p->crc);
+	if (err) {
+		mutex_unlock(&tx->mutex);
+		return err;
+	}
 	tx->crc = p->crc;
-	/* Without it (no memory) the CRC is taken over the source. */
-	if (p->crc && !tx->crc_copy)
-		tx->crc_copy = kvmalloc(SIW_MPA_MAX_ULPDU, GFP_KERNEL);
-	tx->ird = clamp_t(u32, p->ird, 1, SIW_MAX_IRD);
-	tx->ord = clamp_t(u32, p->ord, 1, SIW_MAX_ORD);
+	/* IRD 0: the peer may not read at all; ORD 0 is siw_tx_start_sqe's. */
+	tx->ird = min_t(u32, p->ird, SIW_MAX_IRD);
+	tx->ord = min_t(u32, p->ord, SIW_MAX_ORD);
 	tx->rtr = p->rtr_send;
 	tx->max_ulpdu = siw_tx_max_ulpdu(p->sock->sk);
 	tx->kind = SIW_TX_IDLE;
 	memset(tx->msn, 0, sizeof(tx->msn));
 	tx->fpdu_len = 0;
 	tx->fpdu_sent = 0;
-	tx->nr_mem = 0;
+	WARN_ON_ONCE(tx->nr_mem || !bitmap_empty(tx->pinned, SIW_TX_MAX_KVEC));
 	tx->sent_head = 0;
 	tx->sent_tail = 0;
 	tx->reads_out = 0;
@@ -949,6 +1099,7 @@ void siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	tx->irq_tail = 0;
 	tx->term_pending = false;
 	tx->term_sent = false;
+	tx->sock_err = 0;
 	if (p->rtr_wait)
 		set_bit(SIW_TX_HOLD, &tx->flags);
 	else
@@ -958,6 +1109,7 @@ void siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	mutex_unlock(&tx->mutex);
 	siw_qp_dbg(qp, "engine attached: CRC %s, IRD %u, ORD %u, ULPDU %u\n",
 		   p->crc ? "on" : "off", tx->ird, tx->ord, tx->max_ulpdu);
+	return 0;
 }
 
 bool siw_engine_attached(struct siw_qp *qp)
@@ -971,7 +1123,7 @@ static void siw_tx_flush(struct siw_qp *qp)
 	struct siw_tx *tx = &qp->tx;
 	unsigned long flags;
 
-	siw_tx_put_mems(tx);
+	siw_tx_release(tx);
 	tx->fpdu_len = 0;
 	tx->fpdu_sent = 0;
 
