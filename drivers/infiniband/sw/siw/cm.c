@@ -65,11 +65,20 @@ unsigned int siw_cm_mpa_timeout_ms(void)
 	return READ_ONCE(mpa_timeout_ms);
 }
 
-/* How long a connection request may wait for accept or reject. */
-#define SIW_CM_REQUEST_TIMEOUT_MS	60000
+static uint mpa_accept_timeout_ms = 60000;
+module_param(mpa_accept_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(mpa_accept_timeout_ms,
+		 "How long a connection request may wait for the consumer's accept or reject (default 60000)");
 
 struct workqueue_struct *siw_cm_wq;
+
+/*
+ * Endpoints by id: iw_cm's handle of a connection request. Ids go round
+ * all 32 bits before one is used again, so that a handle iw_cm kept past
+ * its endpoint's end finds nothing rather than a newer connection.
+ */
 static DEFINE_XARRAY_ALLOC1(siw_ceps);
+static u32 siw_cep_next_id;
 
 static void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord,
 			  bool p2p)
@@ -134,7 +143,8 @@ struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 	INIT_WORK(&cep->work, siw_cep_work);
 	timer_setup(&cep->timer, siw_cep_timeout, 0);
 	INIT_LIST_HEAD(&cep->lnode);
-	if (xa_alloc(&siw_ceps, &cep->id, cep, xa_limit_32b, GFP_KERNEL)) {
+	if (xa_alloc_cyclic(&siw_ceps, &cep->id, cep, xa_limit_32b,
+			    &siw_cep_next_id, GFP_KERNEL) < 0) {
 		kfree(cep);
 		return NULL;
 	}
@@ -705,9 +715,10 @@ static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		return -EAFNOSUPPORT;
 	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
 		return -EINVAL;
-	qp = siw_qp_get_by_num(sdev, param->qpn);
+	qp = siw_qp_get_for_cm(sdev, param->qpn);
 	if (!qp)
 		return -EINVAL;
+	siw_qp_connect_access(qp);
 	return siw_cep_start(sdev, qp, id, laddr, raddr, param->private_data,
 			     param->private_data_len, param->ird, param->ord);
 }
@@ -781,6 +792,8 @@ static void siw_cep_request_in(struct siw_cep *cep)
 	rv = siw_cep_read_frame(cep, false);
 	if (!rv)
 		return;
+	/* A whole request, or a bad one: it no longer waits. */
+	siw_listener_got_request(cep);
 	if (rv < 0) {
 		if (rv == -EPROTO) {
 			siw_cep_log(err, cep, "bad MPA request: %s\n",
@@ -812,7 +825,7 @@ static void siw_cep_request_in(struct siw_cep *cep)
 		return;
 	}
 	cep->state = SIW_CEP_REQUESTED;
-	siw_cep_arm(cep, SIW_CM_REQUEST_TIMEOUT_MS);
+	siw_cep_arm(cep, READ_ONCE(mpa_accept_timeout_ms));
 	if (!siw_cep_upcall(cep, siw_listener_cm_id(l),
 			    IW_CM_EVENT_CONNECT_REQUEST, 0))
 		return;
@@ -832,6 +845,27 @@ static struct siw_cep *siw_cep_of(struct iw_cm_id *id)
 	return siw_cep_lookup((u32)(uintptr_t)id->provider_data);
 }
 
+static bool siw_addr_same(const struct sockaddr_storage *a,
+			  const struct sockaddr_storage *b)
+{
+	return a->ss_family == b->ss_family &&
+	       !memcmp(a, b, siw_addr_len(a));
+}
+
+/*
+ * Is @cep the request iw_cm's @id stands for? The endpoint id it holds
+ * names it, and iw_cm gave @id the wire addresses of the request it was
+ * made for: a stale @id never passes for a newer connection. Under
+ * cep->mutex.
+ */
+static bool siw_cep_requested_by(struct siw_cep *cep, struct iw_cm_id *id)
+{
+	lockdep_assert_held(&cep->mutex);
+	return cep->state == SIW_CEP_REQUESTED &&
+	       siw_addr_same(&id->m_local_addr, &cep->laddr) &&
+	       siw_addr_same(&id->m_remote_addr, &cep->raddr);
+}
+
 /*
  * A consumer may accept a request it accepted already (rping -P does, from
  * two threads) before iw_cm has handled our ESTABLISHED. Refused, iw_cm
@@ -843,7 +877,7 @@ static struct siw_cep *siw_cep_of(struct iw_cm_id *id)
  */
 static void siw_cm_accept_again(struct siw_cep *cep, u32 qpn)
 {
-	struct siw_qp *qp = siw_qp_get_by_num(cep->sdev, qpn);
+	struct siw_qp *qp = siw_qp_get_for_cm(cep->sdev, qpn);
 
 	siw_cep_log(info, cep, "accepted once more (QP %u): ignored\n", qpn);
 	if (cep->iw_qp)
@@ -871,12 +905,12 @@ static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto out;
 	}
 	err = -ECONNRESET;
-	if (cep->state != SIW_CEP_REQUESTED)
+	if (!siw_cep_requested_by(cep, id))
 		goto out;
 	err = -EINVAL;
 	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
 		goto out;
-	qp = siw_qp_get_by_num(sdev, param->qpn);
+	qp = siw_qp_get_for_cm(sdev, param->qpn);
 	if (!qp)
 		goto out;
 	if (siw_qp_state(qp) != SIW_QP_IDLE) {
@@ -920,7 +954,7 @@ static int siw_cm_reject(struct iw_cm_id *id, const void *pd, u8 pd_len)
 	if (!cep)
 		return -ECONNRESET;
 	mutex_lock(&cep->mutex);
-	if (cep->state == SIW_CEP_REQUESTED) {
+	if (siw_cep_requested_by(cep, id)) {
 		siw_cep_log(dbg, cep, "rejected by the consumer\n");
 		siw_cep_refuse(cep, pd, pd_len);
 		siw_cep_close(cep, true, 0);
@@ -951,8 +985,9 @@ static void siw_cep_on_timeout(struct siw_cep *cep)
 		siw_cep_close(cep, false, 0);
 		break;
 	case SIW_CEP_REQUESTED:
-		siw_cep_log(warn, cep, "connection request not accepted in %u s, dropped\n",
-			    SIW_CM_REQUEST_TIMEOUT_MS / 1000);
+		siw_cep_log(warn, cep,
+			    "connection request neither accepted nor rejected within %u ms, dropped\n",
+			    READ_ONCE(mpa_accept_timeout_ms));
 		siw_cep_close(cep, false, 0);
 		break;
 	default:
@@ -1050,25 +1085,33 @@ static void siw_cep_work(struct work_struct *work)
 	siw_cep_put(cep);
 }
 
+/*
+ * iw_cm finds a QP with get_qp and takes its reference with add_ref right
+ * after. A QP found without a reference could be destroyed in between, so
+ * get_qp takes the reference and hands it over: the add_ref that follows
+ * takes that one instead of a new one (iw_handoff counts them).
+ */
+static struct ib_qp *siw_cm_get_qp(struct ib_device *base, int qpn)
+{
+	struct siw_qp *qp = siw_qp_get_for_cm(to_siw_device(base), qpn);
+
+	if (!qp)
+		return NULL;
+	atomic_inc(&qp->iw_handoff);
+	return &qp->base;
+}
+
 static void siw_cm_add_ref(struct ib_qp *base)
 {
-	siw_qp_get(to_siw_qp(base));
+	struct siw_qp *qp = to_siw_qp(base);
+
+	if (!atomic_add_unless(&qp->iw_handoff, -1, 0))
+		siw_qp_get(qp);
 }
 
 static void siw_cm_rem_ref(struct ib_qp *base)
 {
 	siw_qp_put(to_siw_qp(base));
-}
-
-static struct ib_qp *siw_cm_get_qp(struct ib_device *base, int qpn)
-{
-	struct siw_qp *qp = siw_qp_get_by_num(to_siw_device(base), qpn);
-
-	if (!qp)
-		return NULL;
-	/* iw_cm takes its own reference with add_ref. */
-	siw_qp_put(qp);
-	return &qp->base;
 }
 
 const struct ib_device_ops siw_cm_ops = {

@@ -23,6 +23,20 @@
 /* Addresses a wildcard listen binds to, per listener. */
 #define SIW_CM_MAX_LISTEN_ADDRS		16
 
+/*
+ * Endpoints that wait for their peer's MPA request cost memory and a timer
+ * each, and a peer can open TCP connections that say nothing. A listener
+ * keeps at most its backlog of them (within these bounds); more wait in
+ * TCP's accept queue, which the backlog bounds too, until one of them got
+ * its request or gave up. Over all listeners at most SIW_CM_MAX_WAITING:
+ * beyond that a new connection is closed at once.
+ */
+#define SIW_CM_MIN_WAITING		16
+#define SIW_CM_MAX_LISTEN_WAITING	1024
+#define SIW_CM_MAX_WAITING		4096
+
+static atomic_t siw_cm_waiting = ATOMIC_INIT(0);
+
 /* A listening socket; a wildcard listen has one per address. */
 struct siw_lsock {
 	struct socket *sock;
@@ -36,9 +50,11 @@ struct siw_listener {
 	struct iw_cm_id *cm_id;		/* referenced until release */
 	bool qpc;			/* qp_connect.c's: no iw_cm */
 	struct work_struct accept_work;
-	spinlock_t lock;		/* ceps, closing */
+	spinlock_t lock;		/* ceps, closing, nr_waiting */
 	struct list_head ceps;
 	bool closing;
+	u32 nr_waiting;			/* ceps waiting for their request */
+	u32 max_waiting;
 	u32 nr_lsock;
 	struct siw_lsock lsock[SIW_CM_MAX_LISTEN_ADDRS];
 };
@@ -72,6 +88,36 @@ static void siw_listener_release(struct kref *ref)
 	kfree(l);
 }
 
+/* Queue the accept work, unless it is queued already. */
+static void siw_listener_kick(struct siw_listener *l)
+{
+	kref_get(&l->ref);
+	if (!queue_work(siw_cm_wq, &l->accept_work))
+		kref_put(&l->ref, siw_listener_release);
+}
+
+/*
+ * @cep no longer waits for its MPA request (it has it, or it ends): make
+ * room for another connection. Under cep->mutex.
+ */
+void siw_listener_got_request(struct siw_cep *cep)
+{
+	struct siw_listener *l = cep->listener;
+	bool kick;
+
+	lockdep_assert_held(&cep->mutex);
+	if (!l || !cep->waiting)
+		return;
+	cep->waiting = false;
+	atomic_dec(&siw_cm_waiting);
+	spin_lock_bh(&l->lock);
+	kick = l->nr_waiting-- == l->max_waiting && !l->closing;
+	spin_unlock_bh(&l->lock);
+	/* The accept work stopped at max_waiting: connections may wait. */
+	if (kick)
+		siw_listener_kick(l);
+}
+
 /* A passive endpoint leaves its listener (accepted, refused, closed). */
 void siw_listener_unlink(struct siw_cep *cep)
 {
@@ -79,6 +125,7 @@ void siw_listener_unlink(struct siw_cep *cep)
 
 	if (!l)
 		return;
+	siw_listener_got_request(cep);
 	spin_lock_bh(&l->lock);
 	list_del_init(&cep->lnode);
 	spin_unlock_bh(&l->lock);
@@ -92,19 +139,38 @@ static void siw_lsock_data_ready(struct sock *sk)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	ls = sk->sk_user_data;
-	if (ls) {
-		kref_get(&ls->l->ref);
-		if (!queue_work(siw_cm_wq, &ls->l->accept_work))
-			kref_put(&ls->l->ref, siw_listener_release);
-	}
+	if (ls)
+		siw_listener_kick(ls->l);
 	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* May the listener take one more endpoint that waits for its request? */
+static bool siw_listener_has_room(struct siw_listener *l)
+{
+	bool room;
+
+	spin_lock_bh(&l->lock);
+	room = !l->closing && l->nr_waiting < l->max_waiting;
+	spin_unlock_bh(&l->lock);
+	return room;
 }
 
 static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 {
-	struct siw_cep *cep = siw_cep_alloc(l->sdev);
+	struct siw_cep *cep;
+	bool full;
 
+	if (atomic_inc_return(&siw_cm_waiting) > SIW_CM_MAX_WAITING) {
+		atomic_dec(&siw_cm_waiting);
+		siw_warn_rl(l->sdev,
+			    "%d connections to siw listeners wait for their MPA request; closing a new one\n",
+			    SIW_CM_MAX_WAITING);
+		sock_release(sock);
+		return;
+	}
+	cep = siw_cep_alloc(l->sdev);
 	if (!cep) {
+		atomic_dec(&siw_cm_waiting);
 		sock_release(sock);
 		return;
 	}
@@ -119,17 +185,29 @@ static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 		kref_get(&l->ref);
 		cep->listener = l;
 		list_add_tail(&cep->lnode, &l->ceps);
+		cep->waiting = true;
+		l->nr_waiting++;
 	}
+	full = l->nr_waiting == l->max_waiting;
 	spin_unlock_bh(&l->lock);
 	if (!cep->listener) {
+		atomic_dec(&siw_cm_waiting);
 		siw_cep_close(cep, false, 0);
 	} else {
+		if (full)
+			siw_warn_rl(l->sdev,
+				    "listener %pISpc: %u connections wait for their MPA request; accepting more once one of them ends\n",
+				    &cep->laddr, l->max_waiting);
 		siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
 		siw_cep_event(cep, SIW_CEP_EV_DATA);
 	}
 	siw_cep_unlock(cep);
 }
 
+/*
+ * Take what TCP accepted, as far as there is room. The listener's sockets
+ * stay until siw_listener_destroy() has waited for this work.
+ */
 static void siw_listener_accept(struct work_struct *work)
 {
 	struct siw_listener *l = container_of(work, struct siw_listener,
@@ -138,7 +216,7 @@ static void siw_listener_accept(struct work_struct *work)
 	u32 i;
 
 	for (i = 0; i < l->nr_lsock; i++) {
-		while (!READ_ONCE(l->closing) &&
+		while (siw_listener_has_room(l) &&
 		       !kernel_accept(l->lsock[i].sock, &sock, O_NONBLOCK))
 			siw_listener_new_cep(l, sock);
 	}
@@ -170,29 +248,48 @@ static int siw_listener_add(struct siw_listener *l, struct net *net,
 	}
 	ls->sock = sock;
 	ls->l = l;
-	write_lock_bh(&sk->sk_callback_lock);
-	ls->sk_data_ready = sk->sk_data_ready;
-	sk->sk_data_ready = siw_lsock_data_ready;
-	sk->sk_user_data = ls;
-	write_unlock_bh(&sk->sk_callback_lock);
+	ls->sk_data_ready = NULL;	/* not hooked yet */
 	l->nr_lsock++;
 	return 0;
 }
 
-static void siw_listener_stop(struct siw_listener *l)
+/*
+ * The listener is complete: let its sockets report connections, and take
+ * those that came while it was being set up.
+ */
+static void siw_listener_start(struct siw_listener *l)
 {
 	u32 i;
 
 	for (i = 0; i < l->nr_lsock; i++) {
-		struct sock *sk = l->lsock[i].sock->sk;
+		struct siw_lsock *ls = &l->lsock[i];
+		struct sock *sk = ls->sock->sk;
 
 		write_lock_bh(&sk->sk_callback_lock);
-		sk->sk_data_ready = l->lsock[i].sk_data_ready;
-		sk->sk_user_data = NULL;
+		ls->sk_data_ready = sk->sk_data_ready;
+		sk->sk_data_ready = siw_lsock_data_ready;
+		sk->sk_user_data = ls;
 		write_unlock_bh(&sk->sk_callback_lock);
-		sock_release(l->lsock[i].sock);
 	}
-	l->nr_lsock = 0;
+	siw_listener_kick(l);
+}
+
+/* After this no socket upcall queues the accept work. */
+static void siw_listener_unhook(struct siw_listener *l)
+{
+	u32 i;
+
+	for (i = 0; i < l->nr_lsock; i++) {
+		struct siw_lsock *ls = &l->lsock[i];
+		struct sock *sk = ls->sock->sk;
+
+		write_lock_bh(&sk->sk_callback_lock);
+		if (ls->sk_data_ready) {
+			sk->sk_data_ready = ls->sk_data_ready;
+			sk->sk_user_data = NULL;
+		}
+		write_unlock_bh(&sk->sk_callback_lock);
+	}
 }
 
 static bool siw_addr_any(const struct sockaddr_storage *a)
@@ -258,7 +355,8 @@ static u32 siw_netdev_addrs(struct net_device *ndev, bool v4, bool v6,
 	return n;
 }
 
-static struct siw_listener *siw_listener_alloc(struct siw_device *sdev)
+static struct siw_listener *siw_listener_alloc(struct siw_device *sdev,
+					       int backlog)
 {
 	struct siw_listener *l = kzalloc(sizeof(*l), GFP_KERNEL);
 
@@ -269,7 +367,45 @@ static struct siw_listener *siw_listener_alloc(struct siw_device *sdev)
 	INIT_WORK(&l->accept_work, siw_listener_accept);
 	spin_lock_init(&l->lock);
 	INIT_LIST_HEAD(&l->ceps);
+	l->max_waiting = clamp(backlog, SIW_CM_MIN_WAITING,
+			       SIW_CM_MAX_LISTEN_WAITING);
 	return l;
+}
+
+/*
+ * Teardown, in this order:
+ * 1. closing: no endpoint joins any more, and a freed waiting slot
+ *    kicks no accept work;
+ * 2. the sockets' upcalls are unhooked: nothing queues the accept work;
+ * 3. the accept work is cancelled, or waited for: it may be inside
+ *    kernel_accept() on the sockets;
+ * 4. only then the sockets go;
+ * 5. endpoints not yet reported are aborted; reported ones wait for
+ *    iw_cm's accept or reject, and hold the listener (and its cm_id)
+ *    until they leave it;
+ * 6. the creation reference goes.
+ * This is also the way out of a create that failed half way.
+ */
+static void siw_listener_destroy(struct siw_listener *l)
+{
+	struct siw_cep *cep;
+	u32 i;
+
+	spin_lock_bh(&l->lock);
+	l->closing = true;
+	spin_unlock_bh(&l->lock);
+	siw_listener_unhook(l);
+	if (cancel_work_sync(&l->accept_work))
+		kref_put(&l->ref, siw_listener_release);
+	for (i = 0; i < l->nr_lsock; i++)
+		sock_release(l->lsock[i].sock);
+	l->nr_lsock = 0;
+
+	spin_lock_bh(&l->lock);
+	list_for_each_entry(cep, &l->ceps, lnode)
+		siw_cep_event(cep, SIW_CEP_EV_ABORT);
+	spin_unlock_bh(&l->lock);
+	kref_put(&l->ref, siw_listener_release);
 }
 
 int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
@@ -284,13 +420,16 @@ int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 
 	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
-	l = siw_listener_alloc(sdev);
 	addrs = kcalloc(SIW_CM_MAX_LISTEN_ADDRS, sizeof(*addrs), GFP_KERNEL);
+	l = siw_listener_alloc(sdev, backlog);
 	if (!l || !addrs) {
 		kfree(l);
 		kfree(addrs);
 		return -ENOMEM;
 	}
+	/* Complete before a socket listens: its requests go to this id. */
+	l->cm_id = id;
+	id->add_ref(id);
 
 	if (siw_addr_any(addr)) {
 		bool v6 = addr->ss_family == AF_INET6;
@@ -307,34 +446,13 @@ int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 	kfree(addrs);
 	if (err) {
 		siw_dbg(sdev, "listen on %pISpc failed: %d\n", addr, err);
-		siw_listener_stop(l);
-		kfree(l);
+		siw_listener_destroy(l);
 		return err;
 	}
-	l->cm_id = id;
-	id->add_ref(id);
 	id->provider_data = l;
+	siw_listener_start(l);
 	siw_dbg(sdev, "listening on %pISpc (%u sockets)\n", addr, l->nr_lsock);
 	return 0;
-}
-
-static void siw_listener_destroy(struct siw_listener *l)
-{
-	struct siw_cep *cep;
-
-	spin_lock_bh(&l->lock);
-	l->closing = true;
-	spin_unlock_bh(&l->lock);
-	siw_listener_stop(l);
-	if (cancel_work_sync(&l->accept_work))
-		kref_put(&l->ref, siw_listener_release);
-
-	/* Requests not yet reported go; reported ones wait for iw_cm. */
-	spin_lock_bh(&l->lock);
-	list_for_each_entry(cep, &l->ceps, lnode)
-		siw_cep_event(cep, SIW_CEP_EV_ABORT);
-	spin_unlock_bh(&l->lock);
-	kref_put(&l->ref, siw_listener_release);
 }
 
 int siw_cm_destroy_listen(struct iw_cm_id *id)
@@ -351,7 +469,7 @@ int siw_cm_destroy_listen(struct iw_cm_id *id)
 struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port)
 {
 	struct sockaddr_storage a = {};
-	struct siw_listener *l = siw_listener_alloc(NULL);
+	struct siw_listener *l = siw_listener_alloc(NULL, SOMAXCONN);
 	int err;
 
 	if (!l)
@@ -369,10 +487,10 @@ struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port)
 			pr_debug("no IPv6 listener for QP connections\n");
 	}
 	if (err) {
-		siw_listener_stop(l);
-		kfree(l);
+		siw_listener_destroy(l);
 		return ERR_PTR(err);
 	}
+	siw_listener_start(l);
 	return l;
 }
 

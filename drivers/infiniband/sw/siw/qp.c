@@ -9,7 +9,10 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/completion.h>
+#include <linux/cred.h>
+#include <linux/sched.h>
 #include <linux/refcount.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -49,6 +52,39 @@ struct siw_qp *siw_qp_get_by_num(struct siw_device *sdev, u32 qpn)
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
 	xa_unlock_irqrestore(&sdev->qp_table, flags);
+	return qp;
+}
+
+/*
+ * May the calling task bind @qp to a connection (iw_cm connect/accept name
+ * the QP by number, and any process may name any number)? A process's QP
+ * only by a process of the user that created it: a process of that user
+ * can reach the QP's memory anyway. A kernel QP only by the kernel: a
+ * kernel thread, or a task privileged to run kernel ULPs (NVMe-oF, NFS,
+ * iSER are set up by such tasks); never by an unprivileged process. Any
+ * context (iw_cm asks under a spinlock).
+ */
+static bool siw_qp_caller_may_bind(const struct siw_qp *qp)
+{
+	if (qp->user)
+		return !(current->flags & PF_KTHREAD) &&
+		       uid_eq(current_euid(), qp->owner);
+	return (current->flags & PF_KTHREAD) ||
+	       has_capability_noaudit(current, CAP_NET_ADMIN);
+}
+
+struct siw_qp *siw_qp_get_for_cm(struct siw_device *sdev, u32 qpn)
+{
+	struct siw_qp *qp = siw_qp_get_by_num(sdev, qpn);
+
+	if (qp && !siw_qp_caller_may_bind(qp)) {
+		siw_warn_rl(sdev, "QP %u: %s (uid %u) may not connect %s QP; refused\n",
+			    qpn, current->comm,
+			    from_kuid_munged(&init_user_ns, current_euid()),
+			    qp->user ? "another user's" : "a kernel");
+		siw_qp_put(qp);
+		qp = NULL;
+	}
 	return qp;
 }
 
@@ -146,7 +182,9 @@ static void siw_qp_init(struct siw_qp *qp, struct siw_device *sdev,
 			const struct ib_qp_init_attr *attr, bool user)
 {
 	qp->sdev = sdev;
+	qp->owner = current_euid();
 	refcount_set(&qp->ref, 1);
+	atomic_set(&qp->iw_handoff, 0);
 	init_completion(&qp->released);
 	spin_lock_init(&qp->state_lock);
 	qp->state = IB_QPS_INIT;
@@ -185,7 +223,12 @@ static int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	if (err)
 		goto free_rings;
 
-	err = xa_alloc_cyclic_irq(&sdev->qp_table, &qpn, qp, SIW_QPN_LIMIT,
+	/*
+	 * Reserve the number, and publish the QP under it only once nothing
+	 * can fail any more: the CM takes references to a QP it finds by
+	 * number, and a QP that failed here is freed at once.
+	 */
+	err = xa_alloc_cyclic_irq(&sdev->qp_table, &qpn, NULL, SIW_QPN_LIMIT,
 				  &sdev->qp_next_num, GFP_KERNEL);
 	if (err < 0)
 		goto free_rings;
@@ -196,6 +239,9 @@ static int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 		if (err)
 			goto erase;
 	}
+	err = xa_err(xa_store_irq(&sdev->qp_table, qpn, qp, GFP_KERNEL));
+	if (err)
+		goto erase;
 	siw_qp_caps(qp, &attr->cap);
 	siw_qp_dbg(qp, "created: %u SQEs, %u RQEs%s\n", qp->sq.num,
 		   qp->rq.num, qp->srq ? " (SRQ)" : "");

@@ -10,6 +10,7 @@
 #define SIW_QP_H
 
 #include <linux/completion.h>
+#include <linux/uidgid.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -57,6 +58,7 @@ struct siw_qp {
 	 */
 	refcount_t ref;
 	struct completion released;
+	atomic_t iw_handoff;		/* see siw_cm_get_qp() */
 
 	/*
 	 * state_lock guards state changes and the attributes below it.
@@ -71,6 +73,7 @@ struct siw_qp {
 
 	/* Fixed at creation. */
 	bool user;			/* rings shared with a process */
+	kuid_t owner;			/* effective uid of its creator */
 	bool sq_sig_all;		/* every SQE completes */
 	u32 max_send_sge;
 	u32 max_recv_sge;
@@ -139,6 +142,12 @@ static inline void siw_qp_caps(const struct siw_qp *qp, struct ib_qp_cap *cap)
 void siw_qp_get(struct siw_qp *qp);
 void siw_qp_put(struct siw_qp *qp);
 struct siw_qp *siw_qp_get_by_num(struct siw_device *sdev, u32 qpn);
+/*
+ * The same for the CM, which binds a QP named by number to a connection:
+ * NULL also when the calling task may not use that QP (a process may bind
+ * the QPs of its own user only, see qp.c). Any context.
+ */
+struct siw_qp *siw_qp_get_for_cm(struct siw_device *sdev, u32 qpn);
 
 /* State (qp_state.c); any context unless said otherwise. */
 enum siw_qp_state siw_qp_state(struct siw_qp *qp);

@@ -436,14 +436,18 @@ struct siw_qp *siw_qpc_accept(struct net *net,
 	struct siw_qpc_pd pd;
 	struct siw_qp *qp = NULL;
 	u8 status = SIW_QPC_BAD_REQUEST;
+	u32 src = 0, dst = 0;
 
-	if (siw_qpc_parse_pd(buf, len, &pd))
+	/* A request that is not one names no QPs: the reply names none. */
+	if (siw_qpc_parse_pd(buf, len, &pd)) {
+		src = be32_to_cpu(pd.src_qpn);
+		dst = be32_to_cpu(pd.dst_qpn);
 		qp = siw_qpc_match(net, local, peer, &pd, &status);
+	}
 	if (!qp)
 		pr_debug("QP connection from %pISpc to %pISc: %s\n", peer,
 			 local, siw_qpc_status_str[status]);
-	siw_qpc_build_pd(reply, status, be32_to_cpu(pd.dst_qpn),
-			 be32_to_cpu(pd.src_qpn));
+	siw_qpc_build_pd(reply, status, dst, src);
 	return qp;
 }
 
