@@ -87,16 +87,38 @@ static void siw_ring_free(void *mem, struct rdma_user_mmap_entry **entry)
 	*entry = NULL;
 }
 
+/*
+ * The ring leaves the SQ under its lock before it goes: "rdma res show"
+ * may look at a QP that is being destroyed (restrack.c).
+ */
 void siw_sq_free(struct siw_sq *sq)
 {
-	siw_ring_free(sq->slot, &sq->mmap);
+	struct rdma_user_mmap_entry *mmap;
+	unsigned long flags;
+	void *slot;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	slot = sq->slot;
+	mmap = sq->mmap;
 	sq->slot = NULL;
+	sq->mmap = NULL;
+	spin_unlock_irqrestore(&sq->lock, flags);
+	siw_ring_free(slot, &mmap);
 }
 
 void siw_rq_free(struct siw_rq *rq)
 {
-	siw_ring_free(rq->slot, &rq->mmap);
+	struct rdma_user_mmap_entry *mmap;
+	unsigned long flags;
+	void *slot;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	slot = rq->slot;
+	mmap = rq->mmap;
 	rq->slot = NULL;
+	rq->mmap = NULL;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	siw_ring_free(slot, &mmap);
 }
 
 bool siw_sq_peek_raw(struct siw_sq *sq, struct siw_sqe *sqe)

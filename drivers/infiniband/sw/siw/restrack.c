@@ -30,14 +30,22 @@ static const char *siw_tx_kind_name(enum siw_tx_kind kind)
 	return "?";
 }
 
-/* Flags of the oldest SQ slot: VALID set means a WR waits there. */
+/*
+ * Flags of the oldest SQ slot: VALID set means a WR waits there. The core
+ * may ask while destroy_qp runs (it leaves restrack only afterwards): the
+ * ring is read under its lock, and siw_sq_free() takes it away under it.
+ */
 static u32 siw_res_sq_head_flags(struct siw_qp *qp)
 {
 	struct siw_sq *sq = &qp->sq;
+	unsigned long irqflags;
+	u32 flags = 0;
 
-	if (!sq->slot || !sq->num)
-		return 0;
-	return READ_ONCE(siw_sq_slot(sq, READ_ONCE(sq->get))->flags);
+	spin_lock_irqsave(&sq->lock, irqflags);
+	if (sq->slot && sq->num)
+		flags = READ_ONCE(siw_sq_slot(sq, sq->get)->flags);
+	spin_unlock_irqrestore(&sq->lock, irqflags);
+	return flags;
 }
 
 static int siw_res_put_tx(struct sk_buff *msg, struct siw_qp *qp)
