@@ -64,7 +64,7 @@ static void words(void)
 	CHECK_STR(siw_term_code_str(&tc), "access rights violation");
 	tc = tc_of(SIW_TERM_LAYER_DDP, SIW_TERM_DDP_UNTAGGED,
 		   SIW_TERM_DDP_U_MSN_NOBUF);
-	CHECK_STR(siw_term_code_str(&tc), "no receive buffer posted");
+	CHECK_STR(siw_term_code_str(&tc), "no buffer: no receive WR posted, or Read Requests beyond the IRD");
 	tc = tc_of(SIW_TERM_LAYER_RDMAP, SIW_TERM_RDMAP_REMOTE_OP,
 		   SIW_TERM_RDMAP_ACCESS);
 	CHECK(!siw_term_code_str(&tc));
@@ -101,7 +101,7 @@ static void unswap_linux(void)
 	CHECK_STR(siw_term_code_str(&tc), "access rights violation");
 	tc = as_swapped(tc_of(1, 2, 0x02));
 	CHECK(siw_term_code_unswap(&tc));
-	CHECK_STR(siw_term_code_str(&tc), "no receive buffer posted");
+	CHECK_STR(siw_term_code_str(&tc), "no buffer: no receive WR posted, or Read Requests beyond the IRD");
 
 	/* Equal nibbles read the same either way: nothing to swap. */
 	tc = as_swapped(tc_of(1, 1, 0x00));

@@ -24,6 +24,7 @@
 #define SIW_ENGINE_H
 
 #include <linux/bitmap.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/spinlock.h>
@@ -141,8 +142,20 @@ struct siw_tx {
 	spinlock_t irq_lock;
 	struct siw_rresp irq[SIW_IRQ_SIZE];
 	u32 irq_head, irq_tail;
+	bool irq_busy;			/* one popped is being answered */
 	u32 ird;			/* negotiated inbound Reads */
 };
+
+/*
+ * May the peer have one more Read outstanding? The one being answered
+ * counts until its response is out: the peer counts it until then too.
+ * Under irq_lock.
+ */
+static inline bool siw_irq_room(const struct siw_tx *tx)
+{
+	lockdep_assert_held(&tx->irq_lock);
+	return tx->irq_tail - tx->irq_head + tx->irq_busy < tx->ird;
+}
 
 /* What RX places the payload of the current segment into. */
 struct siw_rx_range {

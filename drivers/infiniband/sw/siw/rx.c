@@ -288,7 +288,7 @@ static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 				     "RDMA Read of STag 0x%08x refused: the QP does not allow remote reads",
 				     h->u.rreq.src_stag);
 	spin_lock_irqsave(&tx->irq_lock, flags);
-	room = tx->irq_tail - tx->irq_head < tx->ird;
+	room = siw_irq_room(tx);
 	spin_unlock_irqrestore(&tx->irq_lock, flags);
 	if (!room)
 		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,

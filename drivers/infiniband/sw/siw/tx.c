@@ -190,7 +190,7 @@ bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr)
 	bool ok;
 
 	spin_lock_irqsave(&tx->irq_lock, flags);
-	ok = tx->irq_tail - tx->irq_head < tx->ird;
+	ok = siw_irq_room(tx);
 	if (ok)
 		tx->irq[tx->irq_tail++ % SIW_IRQ_SIZE] = *rr;
 	spin_unlock_irqrestore(&tx->irq_lock, flags);
@@ -199,6 +199,7 @@ bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr)
 	return ok;
 }
 
+/* The Read being answered stays counted until its response is out. */
 static bool siw_tx_pop_rresp(struct siw_tx *tx, struct siw_rresp *rr)
 {
 	unsigned long flags;
@@ -206,10 +207,22 @@ static bool siw_tx_pop_rresp(struct siw_tx *tx, struct siw_rresp *rr)
 
 	spin_lock_irqsave(&tx->irq_lock, flags);
 	ok = tx->irq_head != tx->irq_tail;
-	if (ok)
+	if (ok) {
 		*rr = tx->irq[tx->irq_head++ % SIW_IRQ_SIZE];
+		tx->irq_busy = true;
+	}
 	spin_unlock_irqrestore(&tx->irq_lock, flags);
 	return ok;
+}
+
+/* The Read Response in progress is out, or will not go. */
+static void siw_tx_rresp_done(struct siw_tx *tx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tx->irq_lock, flags);
+	tx->irq_busy = false;
+	spin_unlock_irqrestore(&tx->irq_lock, flags);
 }
 
 void siw_tx_terminate(struct siw_qp *qp, const struct siw_term_code *tc,
@@ -588,6 +601,7 @@ static void siw_tx_local_error(struct siw_qp *qp, siw_mem_err_t err)
 			     tx->rresp.src_stag, siw_mem_err_str(err),
 			     tc.layer, tc.etype, tc.ecode);
 		tx->kind = SIW_TX_IDLE;
+		siw_tx_rresp_done(tx);
 		siw_qp_enter(qp, SIW_QP_TERMINATE);
 		siw_tx_terminate(qp, &tc, 0, NULL, 0);
 		return;
@@ -875,6 +889,9 @@ static void siw_tx_msg_sent(struct siw_qp *qp)
 		if (tx->hdr.opcode != SIW_RDMAP_READ_REQ)
 			siw_tx_complete(qp, &tx->sqe, tx->len, SIW_WC_SUCCESS);
 		break;
+	case SIW_TX_RRESP:
+		siw_tx_rresp_done(tx);
+		break;
 	case SIW_TX_TERM:
 		/* Nothing follows a Terminate: close once it is out. */
 		siw_cm_close(qp, true);
@@ -1097,6 +1114,7 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	tx->reads_out = 0;
 	tx->irq_head = 0;
 	tx->irq_tail = 0;
+	tx->irq_busy = false;
 	tx->term_pending = false;
 	tx->term_sent = false;
 	tx->sock_err = 0;
@@ -1140,7 +1158,10 @@ static void siw_tx_flush(struct siw_qp *qp)
 	if (tx->kind == SIW_TX_SQE && tx->hdr.opcode != SIW_RDMAP_READ_REQ)
 		siw_sqe_complete(qp, &tx->sqe, 0, SIW_WC_WR_FLUSH_ERR);
 	tx->kind = SIW_TX_IDLE;
+	spin_lock_irqsave(&tx->irq_lock, flags);
 	tx->irq_head = tx->irq_tail;
+	tx->irq_busy = false;
+	spin_unlock_irqrestore(&tx->irq_lock, flags);
 }
 
 void siw_engine_detach(struct siw_qp *qp)
