@@ -1,0 +1,297 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""A hostile iWARP peer that goes for memory (stdlib only), for
+tests/vm/262-hostile-peer-mem.sh.
+
+    iwarp_mem_peer.py --server IP --port PORT --case CASE [--go FILE]
+                      [--dereg-done FILE] [--answer-within S]
+
+The rdma_cm cases connect to tests/progs/mem_victim, which names its
+memory in the private data of its MPA reply (struct victim_pd there: magic
+"SIWV", QP number, buffer length, the STag of its buffer in the QP's PD
+(PD2) and of one in another PD (PD1), their addresses; big endian). The
+PD2 buffer holds pattern A (octet i = 7 i + 1 mod 256). With --go the peer
+waits for FILE (the victim's --ready) before its first FPDU.
+
+  read-ok          Read Request of 4 KiB of the PD2 buffer: a Read
+                   Response with pattern A (so the others are not vacuous)
+  read-other-pd    Read Request naming the PD1 buffer: Terminate RDMAP
+                   0/1/0x03 (STag not associated with this stream)
+  read-no-access   Read Request of the PD2 buffer, the victim's QP without
+                   remote read: Terminate RDMAP 0/1/0x02, no data
+  write-no-access  RDMA Write of 64 octets of 0xee into the PD2 buffer, the
+                   QP without remote write: Terminate RDMAP 0/1/0x02
+  read-ird0        the victim accepted with IRD 0: the MPA reply must say
+                   IRD 0; a Read Request: Terminate DDP 1/2/0x02, no data
+  write-dereg      RDMA Write of 16 KiB of 0xee into the PD2 buffer: the
+                   header and 8 KiB, then (--dereg-done FILE appears: the
+                   victim deregistered the MR) the rest: Terminate DDP
+                   1/1/0x00 (invalid STag)
+  qpc-short        at siw's QP-connect port (qp_port): an MPA request with
+                   3 octets of private data: rejected, the reply's private
+                   data exactly "SIWQ", version 1, status 5 (malformed),
+                   reserved 0, QP numbers 0
+  qpc-magic        the same with 16 octets and a wrong magic: the same reply
+                   (the request's QP numbers are not echoed back)
+
+A refused operation must be answered within --answer-within seconds
+(default 3) and the connection closed after the Terminate. Prints what it
+sees ("local IP:PORT" first), then PASS (exit 0) or FAIL: why (exit 1).
+"""
+
+import argparse
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iwarp_peer as wp                                    # noqa: E402
+from iwarp_peer import Fail, say                           # noqa: E402
+
+OP_READ_REQ, OP_READ_RESP = 0x1, 0x2
+QN_READ_REQ = 1
+
+RDMAP_ACCESS = (0, 1, 0x02)          # RDMAP, remote protection, access
+RDMAP_STAG_OTHER_PD = (0, 1, 0x03)   # ... STag not associated with stream
+DDP_U_NO_BUF = (1, 2, 0x02)          # DDP, untagged, no buffer (IRD)
+DDP_T_STAG = (1, 1, 0x00)            # DDP, tagged, invalid STag
+
+VICTIM_PD = struct.Struct(">4sIIIIQQ")
+PEER_OCTET = 0xEE
+SINK_STAG, SINK_TO = 0x00C0FFEE, 0x10000
+READ_OFF, READ_LEN = 4096, 4096
+WRITE_LEN, WRITE_FIRST = 16384, 8192
+
+QPC_MAGIC = b"SIWQ"
+QPC_BAD_REQUEST = 5
+
+
+def pattern_a(i):
+    return (i * 7 + 1) & 0xFF
+
+
+def wait_file(path, secs, what):
+    end = time.monotonic() + secs
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            raise Fail("%s (%s) did not appear within %.0f s" %
+                       (what, path, secs))
+        time.sleep(0.02)
+
+
+class Victim:
+    def __init__(self, ulp):
+        if len(ulp) < VICTIM_PD.size:
+            raise Fail("MPA reply carries %d octets of ULP private data, "
+                       "the victim's take %d" % (len(ulp), VICTIM_PD.size))
+        (magic, self.qpn, self.len, self.stag_pd2, self.stag_pd1,
+         self.addr_pd2, self.addr_pd1) = VICTIM_PD.unpack_from(ulp)
+        if magic != b"SIWV":
+            raise Fail("MPA reply private data is not mem_victim's: %s" %
+                       ulp[:16].hex())
+        say("victim: QP %d, PD2 buffer STag 0x%08x at 0x%x, PD1 buffer "
+            "STag 0x%08x at 0x%x, %d octets each" %
+            (self.qpn, self.stag_pd2, self.addr_pd2, self.stag_pd1,
+             self.addr_pd1, self.len))
+
+
+def read_request(src_stag, src_to, size):
+    return wp.untagged_hdr(OP_READ_REQ, QN_READ_REQ, 1) + \
+        struct.pack(">IQIIQ", SINK_STAG, SINK_TO, size, src_stag, src_to)
+
+
+def opcode_of(ulpdu):
+    return ulpdu[1] & 0xF if len(ulpdu) >= 2 else None
+
+
+def answer(s, crc_on, deadline, what):
+    """The server's answer: ("resp", data) for a whole Read Response (its
+    FPDUs checked for STag and offset), ("term", ULPDU) for a Terminate."""
+    data = b""
+    while True:
+        ulpdu = wp.read_fpdu(s, crc_on, deadline, what)
+        op = opcode_of(ulpdu)
+        if op == wp.OP_TERMINATE:
+            return "term", ulpdu
+        if op != OP_READ_RESP:
+            raise Fail("server sent an FPDU with RDMAP opcode %s: %s" %
+                       (op, ulpdu[:24].hex()))
+        if len(ulpdu) < 14 or not ulpdu[0] & wp.DDP_T:
+            raise Fail("Read Response is not a tagged DDP segment: %s" %
+                       ulpdu[:24].hex())
+        stag, to = struct.unpack(">IQ", ulpdu[2:14])
+        if stag != SINK_STAG or to != SINK_TO + len(data):
+            raise Fail("Read Response to STag 0x%08x TO 0x%x, expected "
+                       "0x%08x 0x%x" % (stag, to, SINK_STAG,
+                                        SINK_TO + len(data)))
+        data += ulpdu[14:]
+        if ulpdu[0] & wp.DDP_L:
+            return "resp", data
+
+
+def expect_terminate(s, crc_on, want, sent, secs, what):
+    """Within secs: a Terminate of class want about sent; then closed."""
+    kind, got = answer(s, crc_on, time.monotonic() + secs,
+                       "a Terminate refusing the %s" % what)
+    if kind == "resp":
+        raise Fail("the %s was answered: a Read Response with %d octets "
+                   "instead of a Terminate" % (what, len(got)))
+    wp.check_terminate(got, want, sent)
+    wp.expect_close(s, time.monotonic() + 10)
+
+
+def send(s, data, what):
+    s.sendall(data)
+    say("sent: %s (%d octets: %s)" % (what, len(data), data[:24].hex()))
+
+
+def rdma_cm_case(s, args):
+    s.sendall(wp.mpa_request(2))
+    deadline = time.monotonic() + args.wait
+    flags, rev, pd = wp.read_reply(s, deadline)
+    if flags & wp.F_REJECT:
+        raise Fail("the victim rejected the connection")
+    if rev != 2 or not flags & wp.F_ENHANCED or len(pd) < 4:
+        raise Fail("no MPA revision 2 reply with IRD/ORD")
+    ird, ord_ = struct.unpack(">HH", pd[:4])
+    say("mpa reply: IRD %d ORD %d (flags %04x %04x)" %
+        (ird & 0x3FFF, ord_ & 0x3FFF, ird & 0xC000, ord_ & 0xC000))
+    crc_on = bool(flags & wp.F_CRC)
+    v = Victim(pd[4:])
+    if args.go:
+        wait_file(args.go, args.wait, "the victim's ready file")
+    within = args.answer_within
+    case = args.case
+
+    if case == "read-ok":
+        req = wp.fpdu(read_request(v.stag_pd2, v.addr_pd2 + READ_OFF,
+                                   READ_LEN), crc_on)
+        send(s, req, "Read Request of %d octets of the PD2 buffer" %
+             READ_LEN)
+        kind, got = answer(s, crc_on, time.monotonic() + within,
+                           "the Read Response")
+        if kind == "term":
+            raise Fail("the Read was refused: a Terminate (%s)" %
+                       got[18:22].hex())
+        want = bytes(pattern_a(READ_OFF + i) for i in range(READ_LEN))
+        if got != want:
+            raise Fail("Read Response holds %d octets that are not %d of "
+                       "pattern A: %s..." % (len(got), READ_LEN,
+                                             got[:16].hex()))
+        say("read response: %d octets of pattern A" % len(got))
+        s.close()
+        return
+    if case in ("read-other-pd", "read-no-access", "read-ird0"):
+        if case == "read-ird0" and ird & 0x3FFF:
+            raise Fail("the victim accepted with IRD 0, its MPA reply "
+                       "says IRD %d" % (ird & 0x3FFF))
+        other = case == "read-other-pd"
+        req = wp.fpdu(read_request(v.stag_pd1 if other else v.stag_pd2,
+                                   (v.addr_pd1 if other else v.addr_pd2) +
+                                   READ_OFF, READ_LEN), crc_on)
+        send(s, req, "Read Request of %d octets of the %s buffer" %
+             (READ_LEN, "PD1" if other else "PD2"))
+        want = {"read-other-pd": RDMAP_STAG_OTHER_PD,
+                "read-no-access": RDMAP_ACCESS,
+                "read-ird0": DDP_U_NO_BUF}[case]
+        expect_terminate(s, crc_on, want, req, within, "Read Request")
+        return
+    if case == "write-no-access":
+        w = wp.fpdu(wp.tagged_hdr(wp.OP_WRITE, v.stag_pd2, v.addr_pd2) +
+                    bytes([PEER_OCTET]) * 64, crc_on)
+        send(s, w, "RDMA Write of 64 octets into the PD2 buffer")
+        expect_terminate(s, crc_on, RDMAP_ACCESS, w, within, "RDMA Write")
+        return
+    if case == "write-dereg":
+        w = wp.fpdu(wp.tagged_hdr(wp.OP_WRITE, v.stag_pd2, v.addr_pd2) +
+                    bytes([PEER_OCTET]) * WRITE_LEN, crc_on)
+        cut = 2 + 14 + WRITE_FIRST
+        send(s, w[:cut], "RDMA Write of %d octets into the PD2 buffer: "
+             "header and the first %d" % (WRITE_LEN, WRITE_FIRST))
+        wait_file(args.dereg_done, args.wait,
+                  "the victim's word that it deregistered the MR")
+        say("the victim deregistered the MR and rewrote its buffer")
+        # The server may refuse the Write at deregistration already: then
+        # its Terminate is here and the rest need not (cannot) go.
+        if select.select([s], [], [], 0.3)[0]:
+            say("the server sent something before the rest of the Write")
+        else:
+            try:
+                s.sendall(w[cut:])
+                say("sent: the rest, %d octets" % (len(w) - cut))
+            except (BrokenPipeError, ConnectionResetError) as e:
+                say("sending the rest failed (%s)" % e)
+        expect_terminate(s, crc_on, DDP_T_STAG, w, within,
+                         "rest of the RDMA Write")
+        return
+    raise Fail("unknown case %s" % case)
+
+
+def qpc_case(s, args):
+    if args.case == "qpc-short":
+        ulp = b"abc"
+    else:
+        ulp = b"XIWQ" + bytes([1, 0, 0, 0]) + \
+            struct.pack(">II", 0x11223344, 0x55667788)
+    s.sendall(wp.mpa_request(2, pd=ulp))
+    say("sent: MPA request, ULP private data %s" % ulp.hex())
+    deadline = time.monotonic() + args.wait
+    flags, rev, pd = wp.read_reply(s, deadline)
+    ulp_rep = pd[4:] if flags & wp.F_ENHANCED else pd
+    say("reply ULP private data: %s" % ulp_rep.hex())
+    if not flags & wp.F_REJECT:
+        raise Fail("the QP-connect listener accepted the request")
+    want = QPC_MAGIC + bytes([1, QPC_BAD_REQUEST, 0, 0]) + bytes(8)
+    if ulp_rep != want:
+        raise Fail("reply private data %s, want %s (magic, version 1, "
+                   "status %d, zeros)" % (ulp_rep.hex(), want.hex(),
+                                          QPC_BAD_REQUEST))
+    wp.expect_close(s, time.monotonic() + 10)
+
+
+def run(args):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.settimeout(args.wait)
+    s.connect((args.server, args.port))
+    local = s.getsockname()
+    say("local %s:%d" % (local[0], local[1]))
+    if args.case.startswith("qpc-"):
+        qpc_case(s, args)
+    else:
+        rdma_cm_case(s, args)
+
+
+CASES = ("read-ok", "read-other-pd", "read-no-access", "write-no-access",
+         "read-ird0", "write-dereg", "qpc-short", "qpc-magic")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--case", required=True, choices=CASES)
+    ap.add_argument("--go", help="wait for this file before the first FPDU")
+    ap.add_argument("--dereg-done", help="write-dereg: the victim's file")
+    ap.add_argument("--answer-within", type=float, default=3.0,
+                    help="seconds an answer to an FPDU may take")
+    ap.add_argument("--wait", type=float, default=15.0,
+                    help="seconds the MPA exchange or a wait may take")
+    args = ap.parse_args()
+    if args.case == "write-dereg" and not args.dereg_done:
+        ap.error("write-dereg needs --dereg-done")
+    try:
+        run(args)
+    except (Fail, OSError) as e:
+        say("FAIL: %s" % e)
+        return 1
+    say("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
