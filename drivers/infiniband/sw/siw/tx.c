@@ -603,6 +603,7 @@ static void siw_tx_local_error(struct siw_qp *qp, siw_mem_err_t err)
 		tx->kind = SIW_TX_IDLE;
 		siw_tx_rresp_done(tx);
 		siw_qp_enter(qp, SIW_QP_TERMINATE);
+		siw_qp_async_event(qp, IB_EVENT_QP_ACCESS_ERR);
 		siw_tx_terminate(qp, &tc, 0, NULL, 0);
 		return;
 	}
