@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rdma_cm listeners against hostile peers and users (tests/vm/268).
+ *
+ *	cm_hostile cycle ADDR PORT CYCLES SECS listen|eaddrinuse
+ *	cm_hostile stale ADDR PORT1 PORT2 SECS
+ *
+ * cycle: up to CYCLES times (and for SECS seconds at most), one rdma_cm ID
+ * is created, bound to ADDR:PORT, listens and is destroyed, while peers
+ * keep connecting to that port. With "listen" every rdma_listen() must
+ * succeed; the connection requests that reach the listener in between are
+ * refused (rdma_reject) or dropped with their ID. With "eaddrinuse"
+ * (another process holds one of the addresses of a wildcard listen)
+ * every rdma_listen() must fail with EADDRINUSE. Every call must return
+ * within 20 s.
+ *
+ * stale: two listeners, ADDR:PORT1 and ADDR:PORT2 (two users). The first
+ * request on PORT1 is held without an answer; then the program waits for
+ * a request on PORT2 (the test makes it once the driver gave up the one on
+ * PORT1) and accepts the held PORT1 request with a QP. That accept must
+ * fail: the driver dropped that connection. The PORT2 request must then
+ * be accepted normally (ESTABLISHED). Each accept sends the text
+ * "accepted on port N" as private data, so that the peers can tell which
+ * listener answered them.
+ *
+ * Exit 0 pass, 1 fail.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+#include "common.h"
+
+/* Bound of one rdma_cm call in a cycle. */
+#define CALL_SECS	20
+
+static const char *stage = "start";
+static unsigned long cycle;
+
+static void on_alarm(int sig)
+{
+	char msg[256];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg),
+		     "FAIL: %s: cycle %lu: %s did not return within %d s\n",
+		     prog, cycle, stage, CALL_SECS);
+	if (write(STDERR_FILENO, msg, n) < 0)
+		_exit(EXIT_FAIL);
+	_exit(EXIT_FAIL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct sockaddr_in parse_addr(const char *addr, const char *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		fail("%s is no IPv4 address", addr);
+	sin.sin_port = htons(strtoul(port, NULL, 0));
+	return sin;
+}
+
+static const char *peer_str(struct rdma_cm_id *id)
+{
+	static char buf[64];
+	struct sockaddr_in *sin = (struct sockaddr_in *)rdma_get_peer_addr(id);
+	char a[INET_ADDRSTRLEN] = "?";
+
+	inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+	snprintf(buf, sizeof(buf), "%s:%u", a, ntohs(sin->sin_port));
+	return buf;
+}
+
+/*
+ * The next event of @ch within @ms, or NULL.
+ */
+static struct rdma_cm_event *event_within(struct rdma_event_channel *ch,
+					  int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return NULL;
+	if (rdma_get_cm_event(ch, &ev))
+		fail_err(errno, "rdma_get_cm_event");
+	return ev;
+}
+
+/*
+ * Take the events of @ch for up to @ms: a connection request is refused
+ * or dropped with its ID, in turns (the peer may be gone already: a
+ * refusal may fail). Returns how many requests came.
+ */
+static unsigned int drain(struct rdma_event_channel *ch, int ms)
+{
+	struct rdma_cm_event *ev;
+	unsigned int reqs = 0;
+	static unsigned int turn;
+
+	while ((ev = event_within(ch, ms))) {
+		struct rdma_cm_id *id = ev->id;
+		enum rdma_cm_event_type type = ev->event;
+
+		rdma_ack_cm_event(ev);
+		ms = 0;
+		if (type != RDMA_CM_EVENT_CONNECT_REQUEST) {
+			note("cycle %lu: event %s on the listener", cycle,
+			     rdma_event_str(type));
+			continue;
+		}
+		reqs++;
+		if (turn++ & 1) {
+			stage = "rdma_reject";
+			rdma_reject(id, NULL, 0);
+		}
+		stage = "rdma_destroy_id (a request)";
+		rdma_destroy_id(id);
+	}
+	return reqs;
+}
+
+static int cycles(const char *addr, const char *port, unsigned long n,
+		  double secs, bool want_listen)
+{
+	struct sockaddr_in sin = parse_addr(addr, port);
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	unsigned long reqs = 0, inuse = 0;
+	double t0 = now_s();
+
+	if (!ch)
+		fail_err(errno, "rdma_create_event_channel");
+	signal(SIGALRM, on_alarm);
+	for (cycle = 0; cycle < n && now_s() - t0 < secs; cycle++) {
+		struct rdma_cm_id *id;
+		int err = 0;
+
+		alarm(CALL_SECS);
+		stage = "rdma_create_id";
+		if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+			fail_err(errno, "cycle %lu: rdma_create_id", cycle);
+		stage = "rdma_bind_addr";
+		if (rdma_bind_addr(id, (struct sockaddr *)&sin))
+			fail_err(errno, "cycle %lu: rdma_bind_addr(%s:%s)",
+				 cycle, addr, port);
+		stage = "rdma_listen";
+		if (rdma_listen(id, 64))
+			err = errno;
+		if (want_listen && err)
+			fail_err(err, "cycle %lu: rdma_listen on %s:%s", cycle,
+				 addr, port);
+		if (!want_listen && err != EADDRINUSE)
+			fail("cycle %lu: rdma_listen on %s:%s: %s, expected EADDRINUSE",
+			     cycle, addr, port, err ? errname(err) : "success");
+		inuse += err == EADDRINUSE;
+		/* Destroy at once, right after a look, or a while later. */
+		if (cycle % 3)
+			reqs += drain(ch, cycle % 3 == 1 ? 0 : 10);
+		stage = "rdma_destroy_id (the listener)";
+		rdma_destroy_id(id);
+		stage = "draining the channel";
+		reqs += drain(ch, 0);
+		alarm(0);
+	}
+	rdma_destroy_event_channel(ch);
+	note("%lu cycles in %.1f s: %lu connection requests reached the listener, %lu listens refused with EADDRINUSE",
+	     cycle, now_s() - t0, reqs, inuse);
+	pass();
+}
+
+/* A QP on @id with the ID's own PD and CQs. */
+static void make_cm_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	if (rdma_create_qp(id, NULL, &qpa))
+		fail_err(errno, "rdma_create_qp");
+}
+
+static struct rdma_cm_id *listen_on(struct rdma_event_channel *ch,
+				    const char *addr, const char *port)
+{
+	struct sockaddr_in sin = parse_addr(addr, port);
+	struct rdma_cm_id *id;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		fail_err(errno, "rdma_create_id");
+	if (rdma_bind_addr(id, (struct sockaddr *)&sin))
+		fail_err(errno, "rdma_bind_addr(%s:%s)", addr, port);
+	if (rdma_listen(id, 8))
+		fail_err(errno, "rdma_listen(%s:%s)", addr, port);
+	return id;
+}
+
+static struct rdma_cm_id *wait_request(struct rdma_event_channel *ch,
+				       const char *port, int secs)
+{
+	struct rdma_cm_event *ev = event_within(ch, secs * 1000);
+	struct rdma_cm_id *id;
+
+	if (!ev)
+		fail("no connection request on port %s within %d s", port,
+		     secs);
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		fail("event %s (status %d) on port %s, expected a connection request",
+		     rdma_event_str(ev->event), ev->status, port);
+	id = ev->id;
+	rdma_ack_cm_event(ev);
+	note("connection request on port %s from %s", port, peer_str(id));
+	return id;
+}
+
+/* rdma_accept() with "accepted on port N" as private data; 0 or errno. */
+static int accept_as(struct rdma_cm_id *id, const char *port)
+{
+	char pd[32];
+	struct rdma_conn_param cp = {
+		.private_data = pd,
+		.responder_resources = 1,
+		.initiator_depth = 1,
+	};
+
+	cp.private_data_len = snprintf(pd, sizeof(pd), "accepted on port %s",
+				       port);
+	return rdma_accept(id, &cp) ? errno : 0;
+}
+
+/* The event that came to @ch within @ms, by name ("none" without one). */
+static const char *event_of(struct rdma_event_channel *ch, int ms,
+			    int *status)
+{
+	struct rdma_cm_event *ev = event_within(ch, ms);
+	const char *name;
+
+	*status = 0;
+	if (!ev)
+		return "none";
+	name = rdma_event_str(ev->event);
+	*status = ev->status;
+	rdma_ack_cm_event(ev);
+	return name;
+}
+
+static int stale(const char *addr, const char *port1, const char *port2,
+		 int secs)
+{
+	struct rdma_event_channel *ch1 = rdma_create_event_channel();
+	struct rdma_event_channel *ch2 = rdma_create_event_channel();
+	struct rdma_cm_id *l1, *l2, *id1, *id2;
+	char peer1[64];
+	const char *ev;
+	int err, status;
+
+	if (!ch1 || !ch2)
+		fail_err(errno, "rdma_create_event_channel");
+	l1 = listen_on(ch1, addr, port1);
+	l2 = listen_on(ch2, addr, port2);
+	note("listening on %s:%s and %s:%s", addr, port1, addr, port2);
+
+	id1 = wait_request(ch1, port1, secs);
+	snprintf(peer1, sizeof(peer1), "%s", peer_str(id1));
+	make_cm_qp(id1);
+	note("holding the request on port %s without an answer", port1);
+
+	id2 = wait_request(ch2, port2, secs);
+	make_cm_qp(id2);
+	ev = event_of(ch1, 0, &status);
+	if (strcmp(ev, "none"))
+		note("meanwhile on port %s: %s (status %d)", port1, ev,
+		     status);
+
+	step("accepting the held request of port %s (from %s)", port1, peer1);
+	err = accept_as(id1, port1);
+	if (!err) {
+		ev = event_of(ch1, WAIT_MS, &status);
+		note("then on port %s: %s (status %d)", port1, ev, status);
+		err = accept_as(id2, port2);
+		note("and rdma_accept of the request on port %s: %s", port2,
+		     err ? errname(err) : "success");
+		fail("rdma_accept of the request on port %s from %s, which the driver had dropped, succeeded (%s): its QP answered another connection, the one waiting on port %s",
+		     port1, peer1, ev, port2);
+	}
+	note("refused as it must be: %s", errname(err));
+
+	step("accepting the request of port %s", port2);
+	err = accept_as(id2, port2);
+	if (err)
+		fail_err(err, "rdma_accept of the fresh request on port %s",
+			 port2);
+	ev = event_of(ch2, WAIT_MS, &status);
+	if (strcmp(ev, "RDMA_CM_EVENT_ESTABLISHED"))
+		fail("after rdma_accept on port %s: %s (status %d), expected RDMA_CM_EVENT_ESTABLISHED",
+		     port2, ev, status);
+	note("port %s: %s", port2, ev);
+
+	rdma_disconnect(id2);
+	rdma_destroy_qp(id2);
+	rdma_destroy_qp(id1);
+	rdma_destroy_id(id2);
+	rdma_destroy_id(id1);
+	rdma_destroy_id(l2);
+	rdma_destroy_id(l1);
+	rdma_destroy_event_channel(ch2);
+	rdma_destroy_event_channel(ch1);
+	pass();
+}
+
+int main(int argc, char **argv)
+{
+	const char *slash = strrchr(argv[0], '/');
+
+	prog = slash ? slash + 1 : argv[0];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 7 && !strcmp(argv[1], "cycle")) {
+		bool want = !strcmp(argv[6], "listen");
+
+		if (!want && strcmp(argv[6], "eaddrinuse"))
+			fail("the last argument is listen or eaddrinuse");
+		return cycles(argv[2], argv[3], strtoul(argv[4], NULL, 0),
+			      strtod(argv[5], NULL), want);
+	}
+	if (argc == 6 && !strcmp(argv[1], "stale"))
+		return stale(argv[2], argv[3], argv[4], atoi(argv[5]));
+	fprintf(stderr,
+		"usage: %s cycle ADDR PORT CYCLES SECS listen|eaddrinuse\n"
+		"       %s stale ADDR PORT1 PORT2 SECS\n", prog, prog);
+	return EXIT_FAIL;
+}
