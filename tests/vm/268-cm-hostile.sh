@@ -1,0 +1,331 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# timeout: 360
+#
+# The connection manager (cm.c, cm_listen.c) against hostile peers and
+# users, between hosts A and B:
+#   stale   two listeners on B (ports P1, P2: two users). A peer's MPA
+#           request on P1 is held without an answer until siw drops it
+#           (mpa_accept_timeout_ms=2000 where the parameter exists,
+#           otherwise the fixed 60 s), then a second peer sends one to P2.
+#           The endpoint ID of the dropped request is free again by then
+#           and the new request gets it: the P1 user's rdma_accept() of
+#           its stale request must fail, not connect its QP to the peer of
+#           P2, and the P2 request must still be accepted (ESTABLISHED).
+#           The peers are plain TCP (tests/vm/tools/cm_flood.py request);
+#           each accept carries "accepted on port N" as private data, so
+#           the second peer tells whose accept answered it.
+#   backlog rping -s on B (rdma_cm backlog 3); A opens 64 TCP connections
+#           to it and sends nothing (cm_flood.py silent). At most
+#           max(backlog, 16) = 16 of them may be siw's, endpoints waiting
+#           for an MPA request (established, not in the accept queue); the
+#           rest must wait in the kernel's accept queue (the listening
+#           socket's Recv-Q in B is not 0), and a log line says so. Once A
+#           closes them, a real rping client must still pass.
+#   flood   a librdmacm program (tests/progs/cm_hostile cycle) creates,
+#           binds to 0.0.0.0:P, listens with and destroys an rdma_cm ID,
+#           1000 times or for 20 s, while A floods B's address on P with
+#           TCP connections, each sending a valid MPA request at once
+#           (tests/vm/tools/cm_flood.py flood; reset 200 ms later). v-b
+#           has 14 IPv4 addresses, so each listen makes 14 listening
+#           sockets: connections land on the first while the others are
+#           still being made (their requests may reach the listener before
+#           it is complete), and listeners are torn down while their
+#           accept work runs.
+#   inuse   the same while a plain TCP listener (python) holds the last of
+#           those addresses on P: every rdma_listen() must fail with
+#           EADDRINUSE, after 13 of its sockets listened already and took
+#           connections (the error path).
+# In flood and inuse every call returns within 20 s (the program stops by
+# itself after 20 s; one still there 40 s after it started hangs in the
+# kernel: its stacks are shown), no listener and no connection is left on
+# P 20 s later, and the kernel stays clean (no oops, list or refcount
+# report, hung task).
+# The module unloads without leaks at the end. Cases run in the order
+# stale, backlog, flood, inuse (the last two are the most likely to bring
+# the kernel down); arguments pick some: 268-cm-hostile.sh flood inuse.
+# Each case runs in a subshell: a failed one does not keep the next from
+# running, and the kernel reports that came during a case fail it too.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/traffic.sh"
+. "$SIW_SRC/tests/progs/guest.sh"
+
+[[ $SIW_TEST_TYPE == siw ]] || skip "tests our siw only (its parameters and log lines)"
+need_progs cm_hostile
+
+ulimit -l unlimited
+PY=/usr/bin/python3
+FLOOD=$(dirname "$(readlink -f "$0")")/tools/cm_flood.py
+
+# QPs and rdma_cm IDs (LISTEN ones aside) as namespace NS sees them.
+res_count() {
+	{ on "$1" rdma res show qp; on "$1" rdma res show cm_id | grep -v ' state LISTEN '; } |
+		grep -c '^link ' || true
+}
+settled() { [[ $(res_count a) == 0 && $(res_count b) == 0 ]]; }
+
+# wait_settled WHAT: within 20 s nothing is left in either namespace.
+wait_settled() {
+	local end=$((SECONDS + 20)) h
+	until settled; do
+		if ((SECONDS >= end)); then
+			for h in a b; do
+				echo "   in $h:"
+				on "$h" rdma res show qp | sed 's/^/   | /'
+				on "$h" rdma res show cm_id | sed 's/^/   | /'
+			done
+			fail "$1: QPs or rdma_cm IDs left after 20 s"
+		fi
+		sleep 0.2
+	done
+}
+
+# Connections of local port $2 in host $1 in state $3 (as ss names it).
+conns() {
+	on "$1" ss -Htan "( sport = :$2 )" | grep -c "^$3 " || true
+}
+
+# backlog_look HOST IP PORT: one look at IP:PORT in HOST (one ss call):
+# prints "Q E", the listening socket's Recv-Q (its accept queue) and the
+# connections established on the port (those siw took, and those queued).
+backlog_look() {
+	on "$1" ss -Htan "( sport = :$3 )" | awk -v a="$2:$3" '
+		$1 == "LISTEN" && $4 == a { q = $2 }
+		$1 == "ESTAB" { e++ }
+		END { print q + 0, e + 0 }'
+}
+
+# ---------------------------------------------------------------------------
+
+case_stale() {
+	local p1=21001 p2=21002 acc rc=0 reply
+	step "stale: a request on port $p1 held until siw drops it, then one on port $p2"
+	if [[ -e /sys/module/siw/parameters/mpa_accept_timeout_ms ]]; then
+		siw_param mpa_accept_timeout_ms 2000
+		acc=2
+	else
+		echo "   siw has no mpa_accept_timeout_ms: waiting its fixed 60 s"
+		acc=60
+	fi
+	srv_start b $((acc + 150)) "$TLOG/stale.srv" \
+		"$progs/cm_hostile" stale "$IP_B" "$p1" "$p2" $((acc + 60))
+	wait_listen b "$p1" "$SRV_PID" && wait_listen b "$p2" "$SRV_PID" ||
+		{ show_log "$TLOG/stale.srv"; fail "stale: cm_hostile does not listen"; }
+
+	rc=0
+	run_client a $((acc + 40)) "$TLOG/stale.c1" "$PY" "$FLOOD" request \
+		--server "$IP_B" --port "$p1" --wait $((acc + 30)) --hold 1 || rc=$?
+	echo "   peer 1 (port $p1):"
+	show_log "$TLOG/stale.c1"
+	((rc == 0)) || fail "stale: peer 1 saw neither an answer nor a close within $((acc + 30)) s (exit $rc)"
+	grep -q '^closed by the server' "$TLOG/stale.c1" ||
+		fail "stale: peer 1's request was answered, not dropped"
+
+	rc=0
+	run_client a 60 "$TLOG/stale.c2" "$PY" "$FLOOD" request \
+		--server "$IP_B" --port "$p2" --wait 40 --hold 3 || rc=$?
+	echo "   peer 2 (port $p2):"
+	show_log "$TLOG/stale.c2"
+	local src=0
+	srv_wait "$SRV_PID" || src=$?
+	SRV_PIDS=()
+	echo "   cm_hostile stale (exit $src):"
+	show_log "$TLOG/stale.srv"
+	reply=$(sed -n "s/^mpa reply.*, pd '\(.*\)'$/\1/p" "$TLOG/stale.c2")
+	[[ $reply != "accepted on port $p1" ]] ||
+		fail "stale: the user of port $p1 accepted its dropped request, and that accept answered the peer of port $p2 (whose request got the dropped one's endpoint ID): its QP is connected to another user's peer"
+	((src == 0)) || fail "stale: cm_hostile stale exit $src"
+	((rc == 0)) || fail "stale: peer 2 exit $rc"
+	[[ $reply == "accepted on port $p2" ]] ||
+		fail "stale: peer 2 (port $p2) got no accept from port $p2 (its reply: '${reply:-none}')"
+	wait_settled stale
+}
+
+case_backlog() {
+	local port=21011 n=64 go=$TLOG/backlog.go fpid rc=0 q e maxq=0 held=0 i line
+	step "backlog: $n silent TCP connections to an rping server (backlog 3)"
+	# Endpoints that wait for their request live mpa_timeout_ms: long
+	# enough here for a slow guest to look at them.
+	siw_param mpa_timeout_ms 30000
+	srv_start b 120 "$TLOG/backlog.srv" rping -s -V -a "$IP_B" -p "$port" -C 5
+	wait_listen b "$port" "$SRV_PID" || { show_log "$TLOG/backlog.srv"; fail "backlog: rping -s does not listen"; }
+	rm -f "$go"
+	on a "$PY" "$FLOOD" silent --server "$IP_B" --port "$port" --count "$n" \
+		--until "$go" --max-secs 60 >"$TLOG/backlog.flood" 2>&1 &
+	fpid=$!
+	wait_for 30 grep -q '^connected' "$TLOG/backlog.flood"
+	# Those siw took wait for their request: established, not queued.
+	for i in 1 2 3; do
+		read -r q e < <(backlog_look b "$IP_B" "$port")
+		((q > maxq)) && maxq=$q
+		((e - q > held)) && held=$((e - q))
+		sleep 0.3
+	done
+	echo "   peer: $(grep '^connected' "$TLOG/backlog.flood")"
+	echo "   in b, most seen in 3 looks: $held connections taken by siw (established, not queued), $maxq in the listening socket's accept queue (Recv-Q)"
+	touch "$go"
+	wait "$fpid" || true
+	((held <= 16)) ||
+		fail "backlog: siw took $held connections that sent nothing, each an endpoint waiting for its MPA request; at most max(backlog 3, 16) = 16 may wait"
+	((maxq > 0)) ||
+		fail "backlog: the listening socket's accept queue stayed empty: the connections siw did not take must wait there"
+	line=$(dmesg | grep -E "siw_b: listener .* wait for their MPA request" | tail -n1) ||
+		fail "backlog: no log line about endpoints waiting for their MPA request"
+	echo "   log: ${line#*] }"
+	run_client a 60 "$TLOG/backlog.cli" rping -c -V -a "$IP_B" -p "$port" -C 5 || rc=$?
+	rping_end_ok "$rc" "$TLOG/backlog.cli" ||
+		{ show_log "$TLOG/backlog.cli"; fail "backlog: rping client after the silent connections: exit $rc"; }
+	rc=0
+	srv_wait "$SRV_PID" || rc=$?
+	SRV_PIDS=()
+	rping_end_ok "$rc" "$TLOG/backlog.srv" ||
+		{ show_log "$TLOG/backlog.srv"; fail "backlog: rping server exit $rc"; }
+	echo "   rping -c -V -C 5 afterwards: passed"
+	siw_param mpa_timeout_ms 10000
+	wait_settled backlog
+}
+
+# The process tree under PID: each task's kernel stack (where it waits).
+stacks() {
+	local p
+	echo "   task $1 ($(cat "/proc/$1/comm" 2>/dev/null)):"
+	sed 's/^/   | /' "/proc/$1/stack" 2>/dev/null || true
+	for p in $(pgrep -P "$1"); do
+		stacks "$p"
+	done
+}
+
+# flood_addrs add|del: v-b gets (loses) 13 more addresses, 10.99.1.11-23;
+# a wildcard listen then makes 14 listening sockets.
+flood_addrs() {
+	local i
+	for i in $(seq 11 23); do
+		if [[ $1 == add ]]; then
+			on b ip addr replace "10.99.1.$i/24" dev v-b
+		else
+			on b ip addr del "10.99.1.$i/24" dev v-b 2>/dev/null || true
+		fi
+	done
+}
+
+# flood_run NAME PORT MODE: cm_hostile cycle (MODE listen|eaddrinuse) on
+# 0.0.0.0:PORT in B, 1000 cycles or 20 s, while A floods B:PORT. A
+# cm_hostile still running 40 s later hangs in the kernel: its stacks are
+# shown, and it fails.
+flood_run() {
+	local name=$1 port=$2 mode=$3 fpid cpid rc=0 end
+	on a "$PY" "$FLOOD" flood --server "$IP_B" --port "$port" --secs 23 \
+		--hold-ms 200 >"$TLOG/$name.flood" 2>&1 &
+	fpid=$!
+	sleep 1
+	on b "$progs/cm_hostile" cycle 0.0.0.0 "$port" 1000 20 "$mode" \
+		>"$TLOG/$name.cyc" 2>&1 &
+	cpid=$!
+	# An oops ends the wait 5 s later: the program will not return.
+	end=$((SECONDS + 40))
+	while kill -0 "$cpid" 2>/dev/null && ((SECONDS < end)); do
+		if ((end - SECONDS > 5)) && grep -Eq 'Oops|BUG:' <<<"$(dmesg | tail -n +"$((K0 + 1))")"; then
+			end=$((SECONDS + 5))
+		fi
+		sleep 0.5
+	done
+	if kill -0 "$cpid" 2>/dev/null; then
+		wait "$fpid" || true
+		echo "   $(cat "$TLOG/$name.flood")"
+		stacks "$cpid"
+		show_log "$TLOG/$name.cyc" 6
+		fail "$name: cm_hostile cycle has not returned (its cycles end after 20 s): hung in the kernel"
+	fi
+	wait "$cpid" || rc=$?
+	wait "$fpid" || true
+	echo "   $(cat "$TLOG/$name.flood")"
+	show_log "$TLOG/$name.cyc" 6
+	((rc == 0)) || fail "$name: cm_hostile cycle exit $rc"
+	# While listens fail, connections land only in the moments between
+	# the first socket's listen and the failed bind: none is no fault.
+	grep -Eq 'flood: .* [1-9][0-9]* connected' "$TLOG/$name.flood" ||
+		[[ $mode == eaddrinuse ]] ||
+		fail "$name: no connection of the flood reached a listener: nothing was tested"
+}
+
+# flood_settled NAME PORT: within 20 s no listener and no connection is
+# left on PORT (the flood resets what it opened; siw's MPA timeout, 10 s,
+# ends what it did not).
+flood_settled() {
+	local end=$((SECONDS + 20))
+	until [[ $(conns b "$2" ESTAB) == 0 && -z $(on b ss -Hltn "( sport = :$2 )") &&
+		-z $(on a ss -Hltn "( sport = :$2 )") ]]; do
+		if ((SECONDS >= end)); then
+			on b ss -tan "( sport = :$2 )" | head -n 20 | sed 's/^/   | /'
+			fail "$1: connections or listeners left on port $2 20 s after the last listener went"
+		fi
+		sleep 0.2
+	done
+	wait_settled "$1"
+}
+
+case_flood() {
+	local port=21021
+	step "flood: listen/destroy cycles on 0.0.0.0:$port (14 addresses) under a connect flood"
+	flood_addrs add
+	flood_run flood "$port" listen
+	flood_settled flood "$port"
+	flood_addrs del
+}
+
+case_inuse() {
+	local port=21022 blk=10.99.1.23
+	step "inuse: the same with $blk:$port held by a TCP listener: every listen fails"
+	flood_addrs add
+	srv_start b 80 "$TLOG/inuse-blocker.log" "$PY" -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(8)
+time.sleep(75)' "$blk" "$port"
+	wait_listen b "$port" "$SRV_PID" || fail "inuse: the blocking listener does not listen"
+	flood_run inuse "$port" eaddrinuse
+	srv_stop_all
+	flood_settled inuse "$port"
+	flood_addrs del
+}
+
+# ---------------------------------------------------------------------------
+
+# Kernel reports that appeared while a case ran.
+KBAD='BUG:|WARNING:|Oops|general protection|list_(add|del) corruption|refcount_t:|blocked for more than|soft lockup|rcu.*stall'
+
+siw_pair siw siw
+siw_param mpa_timeout_ms 10000
+
+cases=()
+for c in "$@"; do
+	[[ -z $c ]] || cases+=("$c")
+done
+((${#cases[@]})) || cases=(stale backlog flood inuse)
+failed=()
+for c in "${cases[@]}"; do
+	declare -F "case_$c" >/dev/null || fail "no case '$c' (stale, backlog, flood, inuse)"
+	K0=$(dmesg | wc -l)
+	rc=0
+	# A subshell per case: its first failed check ends it, the next
+	# case still runs.
+	(trap srv_stop_all EXIT; "case_$c") &
+	wait $! || rc=$?
+	kbad=$(dmesg | tail -n +"$((K0 + 1))" | grep -E "$KBAD" | head -n 5) || true
+	if [[ -n $kbad ]]; then
+		sed 's/^/   kernel: /' <<<"$kbad"
+		echo "FAIL: $c: the kernel reported a problem" >&2
+		rc=1
+	fi
+	if ((rc != 0)); then
+		failed+=("$c")
+		siw_klog_tail
+	fi
+done
+((${#failed[@]} == 0)) || fail "cases failed: ${failed[*]}"
+
+step "teardown"
+siw_pair_down
+echo PASS
