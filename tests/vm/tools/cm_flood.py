@@ -3,17 +3,18 @@
 """Hostile TCP clients of an iWARP listener (stdlib only), for
 tests/vm/268-cm-hostile.sh.
 
-    cm_flood.py flood   --server IP --port PORT --secs S [--hold-ms MS]
-                        [--max-open N]
+    cm_flood.py flood   --server IP --port PORT --secs S [--until FILE]
+                        [--hold-ms MS] [--max-open N]
     cm_flood.py silent  --server IP --port PORT --count N --until FILE
                         [--max-secs S]
     cm_flood.py request --server IP --port PORT [--wait S] [--hold S]
 
-flood: for S seconds, connects to IP:PORT as fast as it can (non-blocking,
-at most N connections open at once), sends a valid MPA request (rev 2) as
-soon as a connection is up, reads nothing, and resets the connection
-HOLD_MS later. Refused connections are counted and tried again at once.
-Prints its counts at the end; exit 0.
+flood: prints "flooding", then, until FILE exists (S seconds at most),
+connects to IP:PORT as fast as it can (non-blocking, at most N connections
+open at once), sends a valid MPA request (rev 2) as soon as a connection
+is up, reads nothing, and resets the connection HOLD_MS later. Refused
+connections are counted and tried again at once. Prints its counts at
+the end; exit 0.
 
 silent: opens N connections at once and sends nothing. Prints how many
 are up after 1.5 s ("connected K of N"), holds them until FILE exists
@@ -57,13 +58,19 @@ def flood(args):
     held = []               # (when to reset, socket), oldest first
     n = dict(attempts=0, connected=0, refused=0, requests=0, timeouts=0,
              errors=0)
+    say("flooding %s:%d" % addr)
     t0 = time.monotonic()
     end = t0 + args.secs
     hold = args.hold_ms / 1000.0
+    look = t0
     while True:
         now = time.monotonic()
         if now >= end:
             break
+        if now - look > 0.2:
+            look = now
+            if os.path.exists(args.until):
+                break
         opened = 0
         while len(connecting) + len(held) < args.max_open and opened < 16:
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
