@@ -57,7 +57,7 @@ def flood(args):
     connecting = {}         # socket -> when connect() started
     held = []               # (when to reset, socket), oldest first
     n = dict(attempts=0, connected=0, refused=0, requests=0, timeouts=0,
-             errors=0)
+             resets=0, errors=0)
     say("flooding %s:%d" % addr)
     t0 = time.monotonic()
     end = t0 + args.secs
@@ -91,7 +91,8 @@ def flood(args):
             del connecting[s]
             err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
             if err:
-                n["refused" if err == errno.ECONNREFUSED else "errors"] += 1
+                n["refused" if err == errno.ECONNREFUSED else
+                  "resets" if err == errno.ECONNRESET else "errors"] += 1
                 s.close()
                 continue
             n["connected"] += 1
@@ -99,7 +100,7 @@ def flood(args):
                 s.send(req)
                 n["requests"] += 1
             except OSError:
-                n["errors"] += 1
+                n["resets"] += 1
             held.append((time.monotonic() + hold, s))
         now = time.monotonic()
         while held and held[0][0] <= now:
@@ -117,9 +118,10 @@ def flood(args):
         s.close()
     secs = time.monotonic() - t0
     say("flood: %.1f s, %d attempts (%.0f/s), %d connected, %d MPA requests "
-        "sent, %d refused, %d connect timeouts, %d other errors" %
+        "sent, %d refused, %d reset, %d connect timeouts, %d other errors" %
         (secs, n["attempts"], n["attempts"] / secs, n["connected"],
-         n["requests"], n["refused"], n["timeouts"], n["errors"]))
+         n["requests"], n["refused"], n["resets"], n["timeouts"],
+         n["errors"]))
     return 0
 
 
