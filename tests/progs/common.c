@@ -511,8 +511,7 @@ int new_maps(const struct ring_map *before, int nb,
 	return n;
 }
 
-/* Issues a legacy uverbs write() command; returns 0 or errno. */
-static int uverbs_write(int fd, uint32_t command, const void *cmd,
+int uverbs_write(int fd, uint32_t command, const void *cmd,
 			size_t cmd_len, size_t resp_len)
 {
 	struct ib_uverbs_cmd_hdr hdr = {

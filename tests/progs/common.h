@@ -169,6 +169,13 @@ int new_maps(const struct ring_map *before, int nb,
  * IB_USER_VERBS_CMD_POST_SEND with no work request. Returns 0 or errno.
  */
 int raw_doorbell(struct ibv_qp *qp);
+/*
+ * Issues a legacy uverbs write() command (header, then @cmd_len octets of
+ * @cmd, whose response pointer says where @resp_len octets go); returns 0
+ * or errno.
+ */
+int uverbs_write(int fd, uint32_t command, const void *cmd, size_t cmd_len,
+		 size_t resp_len);
 
 /*
  * ibv_query_srq, or where the provider lacks it (stock libsiw has no

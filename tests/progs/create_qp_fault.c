@@ -75,26 +75,6 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A legacy uverbs write() command; returns 0 or errno. */
-static int uverbs_cmd(int fd, uint32_t command, const void *cmd,
-		      size_t cmd_len, size_t out_len)
-{
-	struct ib_uverbs_cmd_hdr hdr = {
-		.command = command,
-		.in_words = (uint16_t)((sizeof(hdr) + cmd_len) / 4),
-		.out_words = (uint16_t)(out_len / 4),
-	};
-	uint8_t buf[256];
-	ssize_t n;
-
-	memcpy(buf, &hdr, sizeof(hdr));
-	memcpy(buf + sizeof(hdr), cmd, cmd_len);
-	n = write(fd, buf, sizeof(hdr) + cmd_len);
-	if (n == (ssize_t)(sizeof(hdr) + cmd_len))
-		return 0;
-	return n < 0 ? errno : EIO;
-}
-
 /* CREATE_QP with @resp as the response; returns 0 or errno. */
 static int raw_create_qp(struct race *r, void *resp)
 {
@@ -110,7 +90,7 @@ static int raw_create_qp(struct race *r, void *resp)
 	cmd.max_send_sge = 1;
 	cmd.max_recv_sge = 1;
 	cmd.qp_type = IBV_QPT_RC;
-	return uverbs_cmd(r->ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd,
+	return uverbs_write(r->ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd,
 			  sizeof(cmd), CORE_RESP + DRV_RESP);
 }
 
@@ -123,7 +103,7 @@ static void raw_destroy_qp(struct race *r, uint32_t handle)
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.response = (uintptr_t)&resp;
 	cmd.qp_handle = handle;
-	err = uverbs_cmd(r->ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd,
+	err = uverbs_write(r->ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd,
 			 sizeof(cmd), sizeof(resp));
 	if (err)
 		note("DESTROY_QP of handle %u: %s", handle, errname(err));

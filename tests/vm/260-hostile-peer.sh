@@ -37,26 +37,6 @@
 PEER=$(dirname "$(readlink -f "$0")")/tools/iwarp_peer.py
 PY=/usr/bin/python3
 
-# Resources of our QPs and connections on DEV (rdma res, shared mode).
-qp_count() { rdma res show qp 2>/dev/null | grep -c "^link $1/" || true; }
-conn_count() {
-	rdma res show cm_id 2>/dev/null | grep "^link $1/" | grep -vc ' state LISTEN ' || true
-}
-settled() { [[ $(qp_count "$1") == 0 && $(conn_count "$1") == 0 ]]; }
-
-# wait_settled DEV WHAT: within 20 s, no QP and no connection left on DEV.
-wait_settled() {
-	local end=$((SECONDS + 20))
-	until settled "$1"; do
-		if ((SECONDS >= end)); then
-			rdma res show qp | sed 's/^/   | /'
-			rdma res show cm_id | sed 's/^/   | /'
-			fail "$2: QPs or connections left on $1 after 20 s"
-		fi
-		sleep 0.2
-	done
-}
-
 # peer CASE PORT ARGS...: run the hostile peer in A against B:PORT (one
 # case, at most 40 s); its log is $TLOG/peer-CASE.log. Sets PEER_LOCAL
 # (the peer's ip:port as the server sees it).
@@ -70,21 +50,6 @@ peer() {
 	((rc == 0)) || fail "hostile peer, case $c: exit $rc"
 	[[ -n $PEER_LOCAL ]] || fail "case $c: the peer did not say its address"
 }
-
-# klog_expect WHAT ERE: a kernel log line matching ERE (after "siw: ").
-klog_expect() {
-	local line
-	line=$(dmesg | grep -E "siw: $2" | tail -n1) || true
-	[[ -n $line ]] || {
-		dmesg | grep 'siw' | tail -n 5 | sed 's/^/   | /'
-		fail "$1: no kernel log line matching '$2'"
-	}
-	echo "   log: ${line#*] }"
-}
-
-# ERE for the peer's address in a log line: dots escaped.
-re() { sed 's/[.[\]/\\&/g' <<<"$1"; }
-
 siw_pair siw siw
 siw_param mpa_timeout_ms 10000
 siw_param mpa_crc 1
@@ -111,7 +76,7 @@ for c in "${fpdu_cases[@]}"; do
 	step "hostile peer: $name (MPA revision $rev)"
 	peer "$name" "$SRV_PORT" --rev "$rev" --expect-crc 0
 	klog_expect "$name" "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): $words"
-	wait_settled siw_b "$name"
+	wait_settled "$name" siw_b
 done
 
 step "hostile peer: crc (our mpa_crc=2)"
@@ -119,7 +84,7 @@ siw_param mpa_crc 2
 peer crc "$SRV_PORT" --rev 2 --expect-crc 1
 siw_param mpa_crc 1
 klog_expect crc "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): bad FPDU: MPA CRC mismatch; terminating \(MPA 2/0/0x02\)"
-wait_settled siw_b crc
+wait_settled crc siw_b
 
 # The listener's end of a connection in the log: "B:PORT -> A:PORT".
 conn_re() { echo "siw_b: connection $(re "$IP_B:$SRV_PORT") -> $(re "$PEER_LOCAL")"; }
@@ -144,19 +109,19 @@ siw_param mpa_timeout_ms 10000
 step "hostile peer: sends a Terminate of its own"
 peer peer-terminate "$SRV_PORT"
 klog_expect peer-terminate "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: unspecified operation error \(RDMAP 0/2/0xff\)"
-wait_settled siw_b peer-terminate
+wait_settled peer-terminate siw_b
 
 step "hostile peer: sends a Terminate with layer and type swapped (as Linux's siw does)"
 peer peer-terminate-swapped "$SRV_PORT"
 klog_expect peer-terminate-swapped "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: CRC error \(MPA 2/0/0x02; sent with layer and type swapped\)"
-wait_settled siw_b peer-terminate-swapped
+wait_settled peer-terminate-swapped siw_b
 
 step "hostile peer: resets the connection in the middle of an FPDU header"
 peer abort-header "$SRV_PORT"
-wait_settled siw_b abort-header
+wait_settled abort-header siw_b
 step "hostile peer: resets the connection in the middle of a Send's payload"
 peer abort-payload "$SRV_PORT"
-wait_settled siw_b abort-payload
+wait_settled abort-payload siw_b
 
 step "the persistent rping server survived and serves a real client"
 kill -0 "$RPING_PID" 2>/dev/null || { show_log "$TLOG/rping-persistent.srv"; fail "rping -s -P exited"; }
@@ -168,8 +133,8 @@ if grep -Eiq 'error|fail|wait for' "$TLOG/rping-after.cli"; then
 fi
 echo "   20 pings of 1000 B verified"
 srv_stop_all
-wait_settled siw_b "persistent rping server stopped"
-wait_settled siw_a "persistent rping server stopped"
+wait_settled "persistent rping server stopped" siw_b
+wait_settled "persistent rping server stopped" siw_a
 
 step "a one-shot rping server (no -P) gives up by itself after a bad FPDU"
 next_port
@@ -189,7 +154,7 @@ show_log "$TLOG/rping-oneshot.srv" 5
 grep -q 'wait for RDMA_READ_ADV state 10' "$TLOG/rping-oneshot.srv" ||
 	fail "rping -s did not report the disconnection (state 10)"
 echo "   rping -s saw the disconnection and exited ($rc) within $((SECONDS - t0)) s"
-wait_settled siw_b "one-shot rping server"
+wait_settled "one-shot rping server" siw_b
 
 step "teardown"
 siw_pair_down

@@ -47,28 +47,6 @@ need_progs mem_victim
 # Files by which peer and victim wait for each other (not on 9p).
 SYNC=/tmp/262-sync
 
-qp_count() { rdma res show qp 2>/dev/null | grep -c "^link $1/" || true; }
-conn_count() {
-	rdma res show cm_id 2>/dev/null | grep "^link $1/" | grep -vc ' state LISTEN ' || true
-}
-settled() { [[ $(qp_count "$1") == 0 && $(conn_count "$1") == 0 ]]; }
-
-# wait_settled DEV WHAT: within 20 s, no QP and no connection left on DEV.
-wait_settled() {
-	local end=$((SECONDS + 20))
-	until settled "$1"; do
-		if ((SECONDS >= end)); then
-			rdma res show qp | sed 's/^/   | /'
-			rdma res show cm_id | sed 's/^/   | /'
-			fail "$2: QPs or connections left on $1 after 20 s"
-		fi
-		sleep 0.2
-	done
-}
-
-# ERE for an ip:port in a log line: dots escaped.
-re() { sed 's/[.[\]/\\&/g' <<<"$1"; }
-
 FAILED=()
 # bad CASE WHY: record a failed check and go on with the next.
 bad() {
@@ -145,7 +123,7 @@ refused() {
 			tail -n 3 | sed 's/^/   kernel: /'
 		bad "$c" "no kernel log line matching '$pat'"
 	fi
-	wait_settled siw_b "$c"
+	wait_settled "$c" siw_b
 }
 
 intact() {
@@ -162,7 +140,7 @@ intact read-ok pd1
 if dmesg | grep -E "siw_b: QP $VICTIM_QPN: .*terminating"; then
 	bad read-ok "the kernel terminated the connection of a valid Read"
 fi
-wait_settled siw_b read-ok
+wait_settled read-ok siw_b
 
 run_case read-other-pd ""
 intact read-other-pd pd1
@@ -209,7 +187,7 @@ srv_wait "$QPC_PID" || rc=$?
 SRV_PIDS=()
 sed 's/^/   | /' "$TLOG/victim-qpc.log"
 ((rc == 0)) || fail "mem_victim qpc-arm: exit $rc"
-wait_settled siw_b "qpc"
+wait_settled "qpc" siw_b
 
 step "teardown (at ${SECONDS}s)"
 siw_pair_down

@@ -39,37 +39,6 @@
 ulimit -l unlimited
 PY=/usr/bin/python3
 TOOLS=$(dirname "$(readlink -f "$0")")/tools
-
-# QPs and rdma_cm IDs (LISTEN ones aside) as namespace NS sees them.
-res_count() {
-	{ on "$1" rdma res show qp; on "$1" rdma res show cm_id | grep -v ' state LISTEN '; } |
-		grep -c '^link ' || true
-}
-settled() { [[ $(res_count a) == 0 && $(res_count b) == 0 ]]; }
-
-# wait_settled WHAT: within 20 s nothing is left in either namespace.
-wait_settled() {
-	local end=$((SECONDS + 20)) h
-	until settled; do
-		if ((SECONDS >= end)); then
-			for h in a b; do
-				echo "   in $h:"
-				on "$h" rdma res show qp | sed 's/^/   | /'
-				on "$h" rdma res show cm_id | sed 's/^/   | /'
-			done
-			fail "$1: QPs or rdma_cm IDs left after 20 s"
-		fi
-		sleep 0.2
-	done
-}
-
-klog_expect() {
-	local line
-	line=$(dmesg | grep -E "siw: $2" | tail -n1) || true
-	[[ -n $line ]] || fail "$1: no kernel log line matching '$2'"
-	echo "   log: ${line#*] }"
-}
-
 # must_fail_fast NAME SECS ERE CMD...: CMD (in A) must fail within SECS
 # seconds and print a line matching ERE. rping leaves the error to its
 # cm thread, which exits the process: it needs no watchdog.
@@ -150,7 +119,7 @@ kill_run() {
 		kill -0 "$cpid" 2>/dev/null || { show_log "$TLOG/kill-$victim.cli"; fail "ib_send_bw client exited early"; }
 		sleep 0.2
 	done
-	[[ $(res_count a) -ge 1 && $(res_count b) -ge 1 ]] || fail "no QPs while ib_send_bw runs"
+	[[ $(host_res_count a) -ge 1 && $(host_res_count b) -ge 1 ]] || fail "no QPs while ib_send_bw runs"
 	if [[ $victim == a ]]; then
 		vpid=$(pgrep -P "$(cat "$pidf_a")") opid=$spid
 	else

@@ -57,29 +57,6 @@ ulimit -l unlimited
 PY=/usr/bin/python3
 FLOOD=$(dirname "$(readlink -f "$0")")/tools/cm_flood.py
 
-# QPs and rdma_cm IDs (LISTEN ones aside) as namespace NS sees them.
-res_count() {
-	{ on "$1" rdma res show qp; on "$1" rdma res show cm_id | grep -v ' state LISTEN '; } |
-		grep -c '^link ' || true
-}
-settled() { [[ $(res_count a) == 0 && $(res_count b) == 0 ]]; }
-
-# wait_settled WHAT: within 20 s nothing is left in either namespace.
-wait_settled() {
-	local end=$((SECONDS + 20)) h
-	until settled; do
-		if ((SECONDS >= end)); then
-			for h in a b; do
-				echo "   in $h:"
-				on "$h" rdma res show qp | sed 's/^/   | /'
-				on "$h" rdma res show cm_id | sed 's/^/   | /'
-			done
-			fail "$1: QPs or rdma_cm IDs left after 20 s"
-		fi
-		sleep 0.2
-	done
-}
-
 # Connections of local port $2 in host $1 in state $3 (as ss names it).
 conns() {
 	on "$1" ss -Htan "( sport = :$2 )" | grep -c "^$3 " || true

@@ -448,3 +448,64 @@ mpa_expect() {
 	[[ $rep == "$want_rep" || $rep == "$want_rep reject=0" ]] ||
 		{ echo "   expected reply $want_rep"; return 1; }
 }
+
+# ---------------------------------------------------------------------------
+# Nothing left behind after a case: no QP, and no rdma_cm ID but
+# listening ones.
+#
+# dev_res_count DEV: those of RDMA device DEV (devices are shared by all
+# namespaces). host_res_count HOST: those the tools in HOST's namespace see.
+dev_res_count() {
+	{ rdma res show qp; rdma res show cm_id | grep -v ' state LISTEN '; } 2>/dev/null |
+		grep -c "^link $1/" || true
+}
+host_res_count() {
+	{ on "$1" rdma res show qp; on "$1" rdma res show cm_id | grep -v ' state LISTEN '; } 2>/dev/null |
+		grep -c '^link ' || true
+}
+
+# res_settled [DEV...]: none on each DEV; without DEVs, none in a and b.
+res_settled() {
+	local d
+	if (($# == 0)); then
+		[[ $(host_res_count a) == 0 && $(host_res_count b) == 0 ]]
+		return
+	fi
+	for d in "$@"; do
+		[[ $(dev_res_count "$d") == 0 ]] || return 1
+	done
+}
+
+# wait_settled WHAT [DEV...]: within 20 s res_settled holds, else show
+# what is left and fail the test naming WHAT.
+wait_settled() {
+	local what=$1 end=$((SECONDS + 20)) h
+	shift
+	until res_settled "$@"; do
+		if ((SECONDS >= end)); then
+			for h in a b; do
+				echo "   seen in $h:"
+				on "$h" rdma res show qp | sed 's/^/   | /'
+				on "$h" rdma res show cm_id | sed 's/^/   | /'
+			done
+			fail "$what: QPs or rdma_cm IDs left after 20 s${1:+ on $*}"
+		fi
+		sleep 0.2
+	done
+}
+
+# klog_expect WHAT ERE: a kernel log line matching ERE (after "siw: "),
+# printed; else the last lines of siw and a failure naming WHAT.
+klog_expect() {
+	local line
+	line=$(dmesg | grep -E "siw: $2" | tail -n1) || true
+	[[ -n $line ]] || {
+		dmesg | grep 'siw' | tail -n 5 | sed 's/^/   | /'
+		fail "$1: no kernel log line matching '$2'"
+	}
+	echo "   log: ${line#*] }"
+}
+
+# re STRING: STRING as an ERE that matches it literally (ip:port in a log
+# line: dots escaped).
+re() { sed 's/[.[\]/\\&/g' <<<"$1"; }
