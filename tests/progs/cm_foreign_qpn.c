@@ -58,7 +58,6 @@ static void expect_event(struct rdma_event_channel *ch,
 int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP };
-	const char *slash = strrchr(argv[0], '/');
 	struct rdma_event_channel *ch;
 	struct rdma_conn_param cp = {
 		.responder_resources = 1,
@@ -71,8 +70,7 @@ int main(int argc, char **argv)
 	unsigned long qpn, hold;
 	int status;
 
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s ADDR PORT QPN HOLD_S\n", prog);
 		return EXIT_FAIL;

@@ -329,10 +329,7 @@ static int stale(const char *addr, const char *port1, const char *port2,
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
-
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc == 7 && !strcmp(argv[1], "cycle")) {
 		bool want = !strcmp(argv[6], "listen");
 

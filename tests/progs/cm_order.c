@@ -206,11 +206,9 @@ static int client(const char *addr, const char *port, uint32_t n,
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
 	unsigned long n, rounds;
 
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s server|client ADDR PORT N ROUNDS\n",
 			prog);

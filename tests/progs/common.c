@@ -22,12 +22,17 @@
 
 const char *prog = "prog";
 
+void set_prog(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+
+	prog = slash ? slash + 1 : argv0;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 const char *prog_init(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
-
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s RDMA-DEVICE\n", prog);
 		exit(EXIT_FAIL);

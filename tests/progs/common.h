@@ -28,10 +28,15 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Program name, set by prog_init(), prefixes every line. */
+/* Program name, set by set_prog() or prog_init(), prefixes every line. */
 extern const char *prog;
 
-/* Parses "PROG DEVICE", returns the device name. */
+/*
+ * Sets prog to the last part of @argv0 and line-buffers stdout; for
+ * programs that parse their own arguments.
+ */
+void set_prog(const char *argv0);
+/* set_prog(), then parses "PROG DEVICE"; returns the device name. */
 const char *prog_init(int argc, char **argv);
 
 /* Reporting. */

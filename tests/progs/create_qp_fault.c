@@ -245,15 +245,13 @@ static void *connector(void *arg)
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct race r;
 	pthread_t t1, t2;
 	uint32_t first, after;
 	int secs = 40, err;
 
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc < 4 || argc > 6) {
 		fprintf(stderr, "usage: %s DEVICE ADDR PORT [CREATES [SECONDS]]\n",
 			prog);

@@ -463,11 +463,9 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct opts o = { .ird = 1, .qp_access = -1, .wait_s = 20 };
-	const char *slash = strrchr(argv[0], '/');
 	int i;
 
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc < 4)
 		usage();
 	for (i = 4; i < argc; i++) {

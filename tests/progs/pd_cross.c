@@ -397,7 +397,6 @@ static void second_pair(struct ibv_context *ctx, struct ibv_pd *pd2,
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
 	struct ibv_context *ctx;
 	struct ibv_pd *pd1, *pd2;
 	struct ibv_mr *mr1, *mr2;
@@ -405,8 +404,7 @@ int main(int argc, char **argv)
 	bool read;
 	struct pair p;
 
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc != 3 || (strcmp(argv[2], "send") && strcmp(argv[2], "read"))) {
 		fprintf(stderr, "usage: %s DEVICE send|read\n", prog);
 		return EXIT_FAIL;

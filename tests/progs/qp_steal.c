@@ -401,10 +401,7 @@ static int accept_foreign(const char *addr, const char *port, uint32_t qpn)
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
-
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc == 5 && !strcmp(argv[1], "victim"))
 		return victim(argv[2], atoi(argv[3]), argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "listen"))

@@ -401,7 +401,6 @@ static void round_trip(struct rig *r, uint64_t round, struct tally *t,
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
 	struct rig r;
 	struct tally t = { 0 };
 	struct ibv_wc *wc;
@@ -410,8 +409,7 @@ int main(int argc, char **argv)
 	int secs = 15, err;
 	bool flip = true;
 
-	prog = slash ? slash + 1 : argv[0];
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	set_prog(argv[0]);
 	if (argc < 2 || argc > 4 ||
 	    (argc == 4 && strcmp(argv[3], "noflip"))) {
 		fprintf(stderr, "usage: %s DEVICE [SECONDS [noflip]]\n", prog);
