@@ -324,7 +324,7 @@ int post_sends(struct ibv_qp *qp, uint64_t first_id, int n,
 	return ibv_post_send(qp, wr, &bad);
 }
 
-static int64_t now_ms(void)
+int64_t mono_ms(void)
 {
 	struct timespec ts;
 
@@ -343,7 +343,7 @@ void sleep_ms(int ms)
 static int poll_for(struct ibv_cq *cq, struct ibv_wc *wc, int got, int want,
 		    int max, int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 	int n;
 
 	while (got < want) {
@@ -351,7 +351,7 @@ static int poll_for(struct ibv_cq *cq, struct ibv_wc *wc, int got, int want,
 		if (n < 0)
 			fail("ibv_poll_cq returned %d", n);
 		got += n;
-		if (got >= want || now_ms() > end)
+		if (got >= want || mono_ms() > end)
 			break;
 		if (!n)
 			sleep_ms(5);
@@ -399,12 +399,12 @@ void check_flushed(const char *what, const struct ibv_wc *wc, int n,
 bool next_async_event(struct ibv_context *ctx, int ms,
 		      struct ibv_async_event *ev)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	int left, n;
 
 	for (;;) {
-		left = (int)(end - now_ms());
+		left = (int)(end - mono_ms());
 		if (left < 0)
 			return false;
 		n = poll(&pfd, 1, left);
@@ -424,9 +424,9 @@ bool next_async_event(struct ibv_context *ctx, int ms,
 bool wait_async_event(struct ibv_context *ctx, enum ibv_event_type type,
 		      int ms, struct ibv_async_event *ev)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 
-	while (next_async_event(ctx, (int)(end - now_ms()), ev)) {
+	while (next_async_event(ctx, (int)(end - mono_ms()), ev)) {
 		note("async event %s", ibv_event_type_str(ev->event_type));
 		if (ev->event_type == type)
 			return true;

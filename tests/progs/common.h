@@ -194,6 +194,8 @@ struct ibv_srq_attr srq_attr(struct ibv_srq *srq);
 /* Fail unless the SRQ's srq_limit reads @want; @when names the moment. */
 void expect_srq_limit(struct ibv_srq *srq, uint32_t want, const char *when);
 
+/* Milliseconds of CLOCK_MONOTONIC, for deadlines. */
+int64_t mono_ms(void);
 void sleep_ms(int ms);
 
 #endif /* SIW_PROGS_COMMON_H */

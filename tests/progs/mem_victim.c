@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
@@ -79,14 +78,6 @@ static uint8_t pattern_a(size_t i) { return (uint8_t)(i * 7 + 1); }
 static uint8_t pattern_c(size_t i) { return (uint8_t)(i * 13 + 5); }
 static uint8_t pattern_b(size_t i) { (void)i; return PATTERN_B; }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void touch(const char *path)
 {
 	int fd;
@@ -101,10 +92,10 @@ static void touch(const char *path)
 
 static void wait_file(const char *path, int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 
 	while (access(path, F_OK)) {
-		if (now_ms() > end)
+		if (mono_ms() > end)
 			fail("%s did not appear within %d ms", path, ms);
 		sleep_ms(20);
 	}
@@ -143,7 +134,7 @@ static void report_buffer(const char *name, const volatile uint8_t *buf,
 /* Until the first @n octets of @buf hold the peer's octet. */
 static void wait_peer_octets(const volatile uint8_t *buf, size_t n, int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 	size_t i = 0;
 
 	while (i < n) {
@@ -151,7 +142,7 @@ static void wait_peer_octets(const volatile uint8_t *buf, size_t n, int ms)
 			i++;
 			continue;
 		}
-		if (now_ms() > end)
+		if (mono_ms() > end)
 			fail("the peer's Write reached only %zu of the first %zu octets within %d ms",
 			     i, n, ms);
 		sleep_ms(5);
@@ -200,13 +191,13 @@ static bool wait_end(struct rdma_event_channel *ch, struct ibv_context *ctx,
 		{ .fd = ch->fd, .events = POLLIN },
 		{ .fd = ctx->async_fd, .events = POLLIN },
 	};
-	int64_t end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 	struct ibv_async_event aev;
 	struct rdma_cm_event *ev;
 	bool over = false;
 	int left;
 
-	while (!over && (left = (int)(end - now_ms())) > 0) {
+	while (!over && (left = (int)(end - mono_ms())) > 0) {
 		if (poll(pfd, 2, left) < 0) {
 			if (errno == EINTR)
 				continue;

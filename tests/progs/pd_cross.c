@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common.h"
 
@@ -76,14 +75,6 @@ static void finding(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	findings++;
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Polls @cq for up to @ms until @want completions came; returns the count. */

@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
@@ -44,14 +43,6 @@
 #define RESOLVE_MS	2000
 #define MAX_VICTIMS	8
 #define VICTIM_WAIT_S	120
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The next event of @ch within @ms, or NULL. The caller acknowledges it. */
 static struct rdma_cm_event *get_event(struct rdma_event_channel *ch, int ms)

@@ -49,7 +49,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rdma/siw-abi.h>
 
@@ -90,14 +89,6 @@ struct rig {
 #define AREA_SMALL	0			/* two areas of 4 KiB */
 #define AREA_BIG	(64 * 1024)		/* WRITE_LEN */
 #define BUF_LEN		(AREA_BIG + WRITE_LEN)
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---------------------------------------------------------------------- */
 

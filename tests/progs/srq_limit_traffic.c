@@ -31,7 +31,6 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "common.h"
 
@@ -123,14 +122,6 @@ static bool device_event(enum ibv_event_type type)
 	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Waits up to @ms for an async event other than a device event. Returns
  * false on timeout, true with *type and *srq (the SRQ, for SRQ events,
@@ -139,10 +130,10 @@ static int64_t now_ms(void)
 static bool next_event(struct rig *r, int ms, enum ibv_event_type *type,
 		       struct ibv_srq **srq)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 	struct ibv_async_event ev;
 
-	while (next_async_event(r->ctx, (int)(end - now_ms()), &ev)) {
+	while (next_async_event(r->ctx, (int)(end - mono_ms()), &ev)) {
 		*type = ev.event_type;
 		*srq = NULL;
 		if (*type == IBV_EVENT_SRQ_ERR ||
