@@ -17,47 +17,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#include "common.h"
-
-#define RESOLVE_MS	2000
-
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch,
-					const char *what)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, WAIT_MS) != 1)
-		fail("no rdma_cm event within %d ms (waiting for %s)", WAIT_MS,
-		     what);
-	if (rdma_get_cm_event(ch, &ev))
-		fail_err(errno, "rdma_get_cm_event");
-	return ev;
-}
-
-static void expect_event(struct rdma_event_channel *ch,
-			 enum rdma_cm_event_type want)
-{
-	struct rdma_cm_event *ev = next_event(ch, rdma_event_str(want));
-	enum rdma_cm_event_type got = ev->event;
-	int status = ev->status;
-
-	rdma_ack_cm_event(ev);
-	if (got != want)
-		fail("event %s (status %d), expected %s", rdma_event_str(got),
-		     status, rdma_event_str(want));
-}
+#include "cm_common.h"
 
 int main(int argc, char **argv)
 {
-	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP };
 	struct rdma_event_channel *ch;
 	struct rdma_conn_param cp = {
 		.responder_resources = 1,
@@ -78,19 +47,9 @@ int main(int argc, char **argv)
 	qpn = strtoul(argv[3], NULL, 0);
 	hold = strtoul(argv[4], NULL, 0);
 
-	ch = rdma_create_event_channel();
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
-	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &ai))
-		fail_err(errno, "rdma_getaddrinfo(%s, %s)", argv[1], argv[2]);
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		fail_err(errno, "rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, ai->ai_dst_addr, RESOLVE_MS))
-		fail_err(errno, "rdma_resolve_addr");
-	expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED);
-	if (rdma_resolve_route(id, RESOLVE_MS))
-		fail_err(errno, "rdma_resolve_route");
-	expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	ch = make_channel();
+	ai = lookup(argv[1], argv[2], false);
+	id = resolved_id(ch, ai);
 	note("uid %u, device %s, no QP of our own; connecting with QP number %lu",
 	     (unsigned int)getuid(), ibv_get_device_name(id->verbs->device),
 	     qpn);
@@ -109,7 +68,7 @@ int main(int argc, char **argv)
 		pass();
 	}
 
-	ev = next_event(ch, "the outcome of the connect");
+	ev = next_event(ch, WAIT_MS, "the outcome of the connect");
 	got = ev->event;
 	status = ev->status;
 	rdma_ack_cm_event(ev);

@@ -18,97 +18,33 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
-#include "common.h"
+#include "cm_common.h"
 
 #define MAX_CONNS	64
-/*
- * Address resolution: Linux 6.1's rdma_cm may miss an ARP reply that comes
- * back faster than it queues the request (veth), and then resolves only
- * when the timeout expires; rping's 2 s keep that wait short.
- */
-#define RESOLVE_MS	2000
 
 struct order_pd {
 	uint32_t round;
 	uint32_t place;
 };
 
-/*
- * The next event of @ch within WAIT_MS; fails the program without one,
- * naming @what it waited for.
- */
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch,
-					const char *what)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, WAIT_MS) != 1)
-		fail("no rdma_cm event within %d ms (waiting for %s)", WAIT_MS,
-		     what);
-	if (rdma_get_cm_event(ch, &ev))
-		fail_err(errno, "rdma_get_cm_event");
-	return ev;
-}
-
-/* Acknowledge the next event of @ch; fail unless it is @want for @id. */
-static void expect_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
-			 enum rdma_cm_event_type want)
-{
-	struct rdma_cm_event *ev = next_event(ch, rdma_event_str(want));
-	enum rdma_cm_event_type got = ev->event;
-	int status = ev->status;
-	bool same = ev->id == id;
-
-	rdma_ack_cm_event(ev);
-	if (got != want || !same)
-		fail("event %s (status %d)%s, expected %s",
-		     rdma_event_str(got), status,
-		     same ? "" : " for another ID", rdma_event_str(want));
-}
-
-static struct rdma_addrinfo *lookup(const char *addr, const char *port,
-				    bool passive)
-{
-	struct rdma_addrinfo hints = {
-		.ai_flags = passive ? RAI_PASSIVE : 0,
-		.ai_port_space = RDMA_PS_TCP,
-	};
-	struct rdma_addrinfo *ai;
-
-	if (rdma_getaddrinfo(addr, port, &hints, &ai))
-		fail_err(errno, "rdma_getaddrinfo(%s, %s)", addr, port);
-	return ai;
-}
-
 static int server(const char *addr, const char *port, uint32_t n,
 		  uint32_t rounds)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_addrinfo *ai = lookup(addr, port, true);
-	struct rdma_cm_id *lid;
+	struct rdma_event_channel *ch = make_channel();
+	struct rdma_cm_id *lid = listen_on(ch, addr, port, MAX_CONNS);
 	uint32_t r, k;
 
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
-	if (rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP))
-		fail_err(errno, "rdma_create_id");
-	if (rdma_bind_addr(lid, ai->ai_src_addr))
-		fail_err(errno, "rdma_bind_addr(%s:%s)", addr, port);
-	if (rdma_listen(lid, MAX_CONNS))
-		fail_err(errno, "rdma_listen");
-	rdma_freeaddrinfo(ai);
 	note("listening on %s:%s", addr, port);
 
 	for (r = 0; r < rounds; r++) {
 		for (k = 0; k < n; k++) {
-			struct rdma_cm_event *ev = next_event(ch, "a request");
+			struct rdma_cm_event *ev = next_event(ch, WAIT_MS,
+							      "a request");
 			struct order_pd pd = { UINT32_MAX, UINT32_MAX };
 			struct rdma_cm_id *id = ev->id;
 
@@ -146,15 +82,7 @@ static void client_round(struct rdma_event_channel *ch,
 	uint32_t k;
 
 	for (k = 0; k < n; k++) {
-		if (rdma_create_id(ch, &id[k], NULL, RDMA_PS_TCP))
-			fail_err(errno, "rdma_create_id");
-		if (rdma_resolve_addr(id[k], NULL, ai->ai_dst_addr,
-				      RESOLVE_MS))
-			fail_err(errno, "rdma_resolve_addr");
-		expect_event(ch, id[k], RDMA_CM_EVENT_ADDR_RESOLVED);
-		if (rdma_resolve_route(id[k], RESOLVE_MS))
-			fail_err(errno, "rdma_resolve_route");
-		expect_event(ch, id[k], RDMA_CM_EVENT_ROUTE_RESOLVED);
+		id[k] = resolved_id(ch, ai);
 		if (rdma_create_qp(id[k], NULL, &qpa))
 			fail_err(errno, "rdma_create_qp");
 	}
@@ -173,7 +101,8 @@ static void client_round(struct rdma_event_channel *ch,
 			fail_err(errno, "rdma_connect (request %u)", k);
 	}
 	for (k = 0; k < n; k++) {
-		struct rdma_cm_event *ev = next_event(ch, "a refusal");
+		struct rdma_cm_event *ev = next_event(ch, WAIT_MS,
+						      "a refusal");
 
 		if (ev->event != RDMA_CM_EVENT_REJECTED)
 			fail("round %u: event %s (status %d), expected the refusal",
@@ -189,12 +118,10 @@ static void client_round(struct rdma_event_channel *ch,
 static int client(const char *addr, const char *port, uint32_t n,
 		  uint32_t rounds)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_event_channel *ch = make_channel();
 	struct rdma_addrinfo *ai = lookup(addr, port, false);
 	uint32_t r;
 
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
 	for (r = 0; r < rounds; r++) {
 		client_round(ch, ai, n, r);
 		note("round %u: %u requests made and refused", r, n);
