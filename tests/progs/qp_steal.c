@@ -31,116 +31,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#include "common.h"
+#include "cm_common.h"
 
-#define RESOLVE_MS	2000
 #define MAX_VICTIMS	8
 #define VICTIM_WAIT_S	120
-
-/* The next event of @ch within @ms, or NULL. The caller acknowledges it. */
-static struct rdma_cm_event *get_event(struct rdma_event_channel *ch, int ms)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	int n;
-
-	do {
-		n = poll(&pfd, 1, ms);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		fail_err(errno, "poll(rdma_cm channel)");
-	if (!n)
-		return NULL;
-	if (rdma_get_cm_event(ch, &ev))
-		fail_err(errno, "rdma_get_cm_event");
-	return ev;
-}
-
-static void expect_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
-			 enum rdma_cm_event_type want)
-{
-	struct rdma_cm_event *ev = get_event(ch, WAIT_MS);
-	enum rdma_cm_event_type got;
-	int status;
-
-	if (!ev)
-		fail("no rdma_cm event within %d ms, expected %s", WAIT_MS,
-		     rdma_event_str(want));
-	got = ev->event;
-	status = ev->status;
-	if (got != want || ev->id != id)
-		fail("event %s (status %d), expected %s", rdma_event_str(got),
-		     status, rdma_event_str(want));
-	rdma_ack_cm_event(ev);
-}
-
-static struct rdma_addrinfo *lookup(const char *addr, const char *port,
-				    bool passive)
-{
-	struct rdma_addrinfo hints = {
-		.ai_flags = passive ? RAI_PASSIVE : 0,
-		.ai_port_space = RDMA_PS_TCP,
-	};
-	struct rdma_addrinfo *ai;
-
-	if (rdma_getaddrinfo(addr, port, &hints, &ai))
-		fail_err(errno, "rdma_getaddrinfo(%s, %s)", addr, port);
-	return ai;
-}
-
-/* An ID on @ch resolved to ADDR:PORT, ready for rdma_connect(). */
-static struct rdma_cm_id *resolved_id(struct rdma_event_channel *ch,
-				      const char *addr, const char *port)
-{
-	struct rdma_addrinfo *ai = lookup(addr, port, false);
-	struct rdma_cm_id *id;
-
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		fail_err(errno, "rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, ai->ai_dst_addr, RESOLVE_MS))
-		fail_err(errno, "rdma_resolve_addr(%s)", addr);
-	expect_event(ch, id, RDMA_CM_EVENT_ADDR_RESOLVED);
-	if (rdma_resolve_route(id, RESOLVE_MS))
-		fail_err(errno, "rdma_resolve_route");
-	expect_event(ch, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
-	rdma_freeaddrinfo(ai);
-	return id;
-}
-
-static struct rdma_cm_id *listen_on(struct rdma_event_channel *ch,
-				    const char *addr, const char *port)
-{
-	struct rdma_addrinfo *ai = lookup(addr, port, true);
-	struct rdma_cm_id *lid;
-
-	if (rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP))
-		fail_err(errno, "rdma_create_id");
-	if (rdma_bind_addr(lid, ai->ai_src_addr))
-		fail_err(errno, "rdma_bind_addr(%s:%s)", addr, port);
-	if (rdma_listen(lid, 16))
-		fail_err(errno, "rdma_listen");
-	rdma_freeaddrinfo(ai);
-	return lid;
-}
-
-static void own_qp(struct rdma_cm_id *id)
-{
-	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
-	if (rdma_create_qp(id, NULL, &qpa))
-		fail_err(errno, "rdma_create_qp");
-}
 
 static struct rdma_conn_param conn_param(uint32_t qpn)
 {
@@ -213,18 +113,16 @@ static int victim(const char *dev, int n, const char *done)
 
 static int listener(const char *addr, const char *port, int secs)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_event_channel *ch = make_channel();
 	int64_t end = mono_ms() + (int64_t)secs * 1000;
 	int requests = 0, established = 0;
 	struct rdma_cm_id *lid;
 
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
-	lid = listen_on(ch, addr, port);
+	lid = listen_on(ch, addr, port, 16);
 	printf("listening on %s:%s\n", addr, port);
 	fflush(stdout);
 	while (mono_ms() < end) {
-		struct rdma_cm_event *ev = get_event(ch, 200);
+		struct rdma_cm_event *ev = event_within(ch, 200);
 		struct rdma_cm_id *id;
 		enum rdma_cm_event_type type;
 
@@ -238,7 +136,7 @@ static int listener(const char *addr, const char *port, int secs)
 			struct rdma_conn_param cp = conn_param(0);
 
 			requests++;
-			own_qp(id);
+			make_cm_qp(id);
 			if (rdma_accept(id, &cp)) {
 				note("rdma_accept: %s", errname(errno));
 				rdma_destroy_qp(id);
@@ -270,25 +168,26 @@ static int listener(const char *addr, const char *port, int secs)
 
 static int connect_foreign(const char *addr, const char *port, uint32_t qpn)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_event_channel *ch = make_channel();
 	struct rdma_conn_param cp = conn_param(qpn);
 	struct rdma_cm_event *ev;
 	enum rdma_cm_event_type type;
+	struct rdma_addrinfo *ai;
 	struct rdma_cm_id *id;
 	int status;
 
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
 	note("uid %u: rdma_connect to %s:%s naming QP %u, which is not ours",
 	     getuid(), addr, port, qpn);
-	id = resolved_id(ch, addr, port);
+	ai = lookup(addr, port, false);
+	id = resolved_id(ch, ai);
+	rdma_freeaddrinfo(ai);
 	if (rdma_connect(id, &cp)) {
 		note("rdma_connect refused: %s", errname(errno));
 		rdma_destroy_id(id);
 		rdma_destroy_event_channel(ch);
 		pass();
 	}
-	ev = get_event(ch, WAIT_MS);
+	ev = event_within(ch, WAIT_MS);
 	if (!ev)
 		fail("rdma_connect naming QP %u was taken, and no event followed within %d ms",
 		     qpn, WAIT_MS);
@@ -311,19 +210,20 @@ static int connect_foreign(const char *addr, const char *port, uint32_t qpn)
 
 static int accept_foreign(const char *addr, const char *port, uint32_t qpn)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_event_channel *ch = make_channel();
 	struct rdma_conn_param cp = conn_param(0);
 	struct rdma_cm_id *lid, *cid, *req = NULL;
 	bool accepted = false, refused = false, up = false, over = false;
+	struct rdma_addrinfo *ai;
 	int64_t end;
 
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
 	note("uid %u: rdma_accept on %s:%s naming QP %u, which is not ours",
 	     getuid(), addr, port, qpn);
-	lid = listen_on(ch, addr, port);
-	cid = resolved_id(ch, addr, port);
-	own_qp(cid);
+	lid = listen_on(ch, addr, port, 16);
+	ai = lookup(addr, port, false);
+	cid = resolved_id(ch, ai);
+	rdma_freeaddrinfo(ai);
+	make_cm_qp(cid);
 	if (rdma_connect(cid, &cp))
 		fail_err(errno, "rdma_connect of our own QP %u", cid->qp->qp_num);
 
@@ -334,7 +234,7 @@ static int accept_foreign(const char *addr, const char *port, uint32_t qpn)
 		struct rdma_cm_id *id;
 		int status;
 
-		ev = get_event(ch, (int)(end - mono_ms()) > 0 ?
+		ev = event_within(ch, (int)(end - mono_ms()) > 0 ?
 				    (int)(end - mono_ms()) : 0);
 		if (!ev)
 			fail("no rdma_cm event within %d ms (accepted: %s, refused: %s)",
