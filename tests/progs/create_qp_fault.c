@@ -25,7 +25,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,9 +37,8 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/siw-abi.h>
 
-#include "common.h"
+#include "cm_common.h"
 
-#define RESOLVE_MS	2000
 #define CORE_RESP	sizeof(struct ib_uverbs_create_qp_resp)
 #define DRV_RESP	sizeof(struct siw_uresp_create_qp)
 
@@ -149,62 +147,13 @@ static void *creator(void *arg)
 	return NULL;
 }
 
-static struct rdma_cm_event *get_event(struct rdma_event_channel *ch, int ms)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) != 1)
-		return NULL;
-	if (rdma_get_cm_event(ch, &ev))
-		fail_err(errno, "rdma_get_cm_event");
-	return ev;
-}
-
-static void expect_event(struct rdma_event_channel *ch,
-			 enum rdma_cm_event_type want)
-{
-	struct rdma_cm_event *ev = get_event(ch, WAIT_MS);
-
-	if (!ev)
-		fail("no rdma_cm event within %d ms, expected %s", WAIT_MS,
-		     rdma_event_str(want));
-	if (ev->event != want)
-		fail("event %s (status %d), expected %s",
-		     rdma_event_str(ev->event), ev->status,
-		     rdma_event_str(want));
-	rdma_ack_cm_event(ev);
-}
-
-static struct rdma_cm_id *resolved_id(struct rdma_event_channel *ch,
-				      struct rdma_addrinfo *ai)
-{
-	struct rdma_cm_id *id;
-
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		fail_err(errno, "rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, ai->ai_dst_addr, RESOLVE_MS))
-		fail_err(errno, "rdma_resolve_addr");
-	expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED);
-	if (rdma_resolve_route(id, RESOLVE_MS))
-		fail_err(errno, "rdma_resolve_route");
-	expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
-	return id;
-}
-
 static void *connector(void *arg)
 {
 	struct race *r = arg;
-	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP };
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_addrinfo *ai;
-	struct rdma_cm_id *id;
+	struct rdma_event_channel *ch = make_channel();
+	struct rdma_addrinfo *ai = lookup(r->addr, r->port, false);
+	struct rdma_cm_id *id = resolved_id(ch, ai);
 
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
-	if (rdma_getaddrinfo(r->addr, r->port, &hints, &ai))
-		fail_err(errno, "rdma_getaddrinfo(%s, %s)", r->addr, r->port);
-	id = resolved_id(ch, ai);
 	while (!atomic_load(&r->done)) {
 		struct rdma_conn_param cp = {
 			.responder_resources = 1,
