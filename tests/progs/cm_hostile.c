@@ -29,7 +29,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +37,7 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#include "common.h"
+#include "cm_common.h"
 
 /* Bound of one rdma_cm call in a cycle. */
 #define CALL_SECS	20
@@ -78,33 +77,6 @@ static struct sockaddr_in parse_addr(const char *addr, const char *port)
 	return sin;
 }
 
-static const char *peer_str(struct rdma_cm_id *id)
-{
-	static char buf[64];
-	struct sockaddr_in *sin = (struct sockaddr_in *)rdma_get_peer_addr(id);
-	char a[INET_ADDRSTRLEN] = "?";
-
-	inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
-	snprintf(buf, sizeof(buf), "%s:%u", a, ntohs(sin->sin_port));
-	return buf;
-}
-
-/*
- * The next event of @ch within @ms, or NULL.
- */
-static struct rdma_cm_event *event_within(struct rdma_event_channel *ch,
-					  int ms)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) != 1)
-		return NULL;
-	if (rdma_get_cm_event(ch, &ev))
-		fail_err(errno, "rdma_get_cm_event");
-	return ev;
-}
-
 /*
  * Take the events of @ch for up to @ms: a connection request is refused
  * or dropped with its ID, in turns (the peer may be gone already: a
@@ -142,12 +114,10 @@ static int cycles(const char *addr, const char *port, unsigned long n,
 		  double secs, bool want_listen)
 {
 	struct sockaddr_in sin = parse_addr(addr, port);
-	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_event_channel *ch = make_channel();
 	unsigned long reqs = 0, inuse = 0;
 	double t0 = now_s();
 
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
 	signal(SIGALRM, on_alarm);
 	for (cycle = 0; cycle < n && now_s() - t0 < secs; cycle++) {
 		struct rdma_cm_id *id;
@@ -186,34 +156,6 @@ static int cycles(const char *addr, const char *port, unsigned long n,
 	pass();
 }
 
-/* A QP on @id with the ID's own PD and CQs. */
-static void make_cm_qp(struct rdma_cm_id *id)
-{
-	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
-	if (rdma_create_qp(id, NULL, &qpa))
-		fail_err(errno, "rdma_create_qp");
-}
-
-static struct rdma_cm_id *listen_on(struct rdma_event_channel *ch,
-				    const char *addr, const char *port)
-{
-	struct sockaddr_in sin = parse_addr(addr, port);
-	struct rdma_cm_id *id;
-
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		fail_err(errno, "rdma_create_id");
-	if (rdma_bind_addr(id, (struct sockaddr *)&sin))
-		fail_err(errno, "rdma_bind_addr(%s:%s)", addr, port);
-	if (rdma_listen(id, 8))
-		fail_err(errno, "rdma_listen(%s:%s)", addr, port);
-	return id;
-}
-
 static struct rdma_cm_id *wait_request(struct rdma_event_channel *ch,
 				       const char *port, int secs)
 {
@@ -228,7 +170,8 @@ static struct rdma_cm_id *wait_request(struct rdma_event_channel *ch,
 		     rdma_event_str(ev->event), ev->status, port);
 	id = ev->id;
 	rdma_ack_cm_event(ev);
-	note("connection request on port %s from %s", port, peer_str(id));
+	note("connection request on port %s from %s", port,
+	     addr_str(rdma_get_peer_addr(id)));
 	return id;
 }
 
@@ -266,21 +209,20 @@ static const char *event_of(struct rdma_event_channel *ch, int ms,
 static int stale(const char *addr, const char *port1, const char *port2,
 		 int secs)
 {
-	struct rdma_event_channel *ch1 = rdma_create_event_channel();
-	struct rdma_event_channel *ch2 = rdma_create_event_channel();
+	struct rdma_event_channel *ch1 = make_channel();
+	struct rdma_event_channel *ch2 = make_channel();
 	struct rdma_cm_id *l1, *l2, *id1, *id2;
 	char peer1[64];
 	const char *ev;
 	int err, status;
 
-	if (!ch1 || !ch2)
-		fail_err(errno, "rdma_create_event_channel");
-	l1 = listen_on(ch1, addr, port1);
-	l2 = listen_on(ch2, addr, port2);
+	l1 = listen_on(ch1, addr, port1, 8);
+	l2 = listen_on(ch2, addr, port2, 8);
 	note("listening on %s:%s and %s:%s", addr, port1, addr, port2);
 
 	id1 = wait_request(ch1, port1, secs);
-	snprintf(peer1, sizeof(peer1), "%s", peer_str(id1));
+	snprintf(peer1, sizeof(peer1), "%s",
+		 addr_str(rdma_get_peer_addr(id1)));
 	make_cm_qp(id1);
 	note("holding the request on port %s without an answer", port1);
 
