@@ -46,7 +46,7 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#include "common.h"
+#include "cm_common.h"
 
 #define MEM_LEN		(64 * 1024)
 #define PEER_OCTET	0xee
@@ -149,20 +149,6 @@ static void wait_peer_octets(const volatile uint8_t *buf, size_t n, int ms)
 	}
 }
 
-static struct rdma_cm_event *cm_event(struct rdma_event_channel *ch, int ms,
-				      const char *what)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) != 1)
-		fail("no rdma_cm event within %d ms (waiting for %s)", ms,
-		     what);
-	if (rdma_get_cm_event(ch, &ev))
-		fail_err(errno, "rdma_get_cm_event");
-	return ev;
-}
-
 static void print_async(struct ibv_async_event *ev)
 {
 	static const char *const names[] = {
@@ -257,10 +243,6 @@ static void set_qp_access(struct ibv_qp *qp, int flags)
 static int listen_one(const char *addr, const char *port,
 		      const struct opts *o)
 {
-	struct rdma_addrinfo hints = {
-		.ai_flags = RAI_PASSIVE,
-		.ai_port_space = RDMA_PS_TCP,
-	};
 	struct ibv_qp_init_attr qpa = {
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
@@ -269,7 +251,6 @@ static int listen_one(const char *addr, const char *port,
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *lid, *id;
-	struct rdma_addrinfo *ai;
 	struct rdma_cm_event *ev;
 	struct ibv_pd *pd1, *pd2;
 	struct ibv_mr *mr1, *mr2;
@@ -282,21 +263,11 @@ static int listen_one(const char *addr, const char *port,
 	bool over;
 	int err;
 
-	ch = rdma_create_event_channel();
-	if (!ch)
-		fail_err(errno, "rdma_create_event_channel");
-	if (rdma_getaddrinfo(addr, port, &hints, &ai))
-		fail_err(errno, "rdma_getaddrinfo(%s, %s)", addr, port);
-	if (rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP))
-		fail_err(errno, "rdma_create_id");
-	if (rdma_bind_addr(lid, ai->ai_src_addr))
-		fail_err(errno, "rdma_bind_addr(%s:%s)", addr, port);
-	rdma_freeaddrinfo(ai);
-	if (rdma_listen(lid, 1))
-		fail_err(errno, "rdma_listen");
+	ch = make_channel();
+	lid = listen_on(ch, addr, port, 1);
 	note("listening on %s:%s", addr, port);
 
-	ev = cm_event(ch, o->wait_s * 1000, "a connection request");
+	ev = next_event(ch, o->wait_s * 1000, "a connection request");
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		fail("event %s, expected a connection request",
 		     rdma_event_str(ev->event));
@@ -333,11 +304,7 @@ static int listen_one(const char *addr, const char *port,
 	cp.initiator_depth = 1;
 	if (rdma_accept(id, &cp))
 		fail_err(errno, "rdma_accept(responder_resources %d)", o->ird);
-	ev = cm_event(ch, WAIT_MS, "ESTABLISHED");
-	if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
-		fail("event %s (status %d), expected ESTABLISHED",
-		     rdma_event_str(ev->event), ev->status);
-	rdma_ack_cm_event(ev);
+	expect_event(ch, id, RDMA_CM_EVENT_ESTABLISHED);
 	printf("established, responder_resources %d\n", o->ird);
 
 	if (o->qp_access >= 0)
