@@ -148,8 +148,8 @@ struct siw_tx {
 
 /*
  * May the peer have one more Read outstanding? The one being answered
- * counts until its response is out: the peer counts it until then too.
- * Under irq_lock.
+ * counts until its response's last FPDU is framed: the peer counts it
+ * until that FPDU arrives. Under irq_lock.
  */
 static inline bool siw_irq_room(const struct siw_tx *tx)
 {

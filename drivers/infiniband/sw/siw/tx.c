@@ -215,7 +215,7 @@ static bool siw_tx_pop_rresp(struct siw_tx *tx, struct siw_rresp *rr)
 	return ok;
 }
 
-/* The Read Response in progress is out, or will not go. */
+/* The Read Response in progress is framed to its end, or will not go. */
 static void siw_tx_rresp_done(struct siw_tx *tx)
 {
 	unsigned long flags;
@@ -529,6 +529,13 @@ static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 	tx->fpdu_len = siw_fpdu_wire_len(ulpdu);
 	tx->fpdu_sent = 0;
 	tx->fpdu_last = h->last;
+	/*
+	 * The peer may send its next Read as soon as it has this FPDU, and
+	 * TCP may deliver it before sendmsg even returns here: the Read is
+	 * answered, as the peer counts, once its last FPDU is framed.
+	 */
+	if (tx->kind == SIW_TX_RRESP && h->last)
+		siw_tx_rresp_done(tx);
 	return SIW_MEM_OK;
 }
 
@@ -889,9 +896,6 @@ static void siw_tx_msg_sent(struct siw_qp *qp)
 	case SIW_TX_SQE:
 		if (tx->hdr.opcode != SIW_RDMAP_READ_REQ)
 			siw_tx_complete(qp, &tx->sqe, tx->len, SIW_WC_SUCCESS);
-		break;
-	case SIW_TX_RRESP:
-		siw_tx_rresp_done(tx);
 		break;
 	case SIW_TX_TERM:
 		/* Nothing follows a Terminate: close once it is out. */
