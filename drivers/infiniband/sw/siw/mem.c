@@ -42,15 +42,9 @@ static struct siw_mem siw_local_dma_mem = {
 	.length = U64_MAX,
 };
 
-/*
- * STag indices are handed out cyclically from a random start, and the
- * kernel's own keys are random: a peer that learnt one STag cannot guess
- * its neighbours (processes choose their keys, the ABI says so).
- */
 int siw_mem_table_init(struct siw_device *sdev)
 {
 	xa_init_flags(&sdev->mem_table, XA_FLAGS_ALLOC1);
-	sdev->mem_next_index = get_random_u32_inclusive(1, SIW_STAG_INDEX_MAX);
 	sdev->mem_wq = alloc_workqueue("siw_mem%u", WQ_UNBOUND, 0,
 				       sdev->dev_id);
 	return sdev->mem_wq ? 0 : -ENOMEM;
@@ -132,6 +126,29 @@ static void siw_mem_release_sync(struct kref *ref)
 }
 
 /*
+ * Every STag index is drawn at random, and the kernel's own keys are
+ * random too: a peer that learnt one STag learns nothing about the STags
+ * of other MRs (a process chooses its keys, the ABI says so, and libsiw
+ * always chooses 0). Should the table be that full, the lowest free
+ * index. A NULL entry only reserves the index: lookups find nothing.
+ */
+#define SIW_STAG_INDEX_TRIES	16
+
+static int siw_mem_reserve_index(struct siw_device *sdev, u32 *index)
+{
+	int i, err;
+
+	for (i = 0; i < SIW_STAG_INDEX_TRIES; i++) {
+		*index = get_random_u32_inclusive(1, SIW_STAG_INDEX_MAX);
+		err = xa_insert(&sdev->mem_table, *index, NULL, GFP_KERNEL);
+		if (err != -EBUSY)
+			return err;
+	}
+	return xa_alloc(&sdev->mem_table, index, NULL,
+			XA_LIMIT(1, SIW_STAG_INDEX_MAX), GFP_KERNEL);
+}
+
+/*
  * A new memory object of @type in @pd, counted against the device limit,
  * with a reserved STag made of a fresh index and @key. Not yet visible to
  * lookups: siw_mem_publish() does that once the object is complete. Undo
@@ -161,11 +178,8 @@ struct siw_mem *siw_mem_create(struct siw_device *sdev, struct ib_pd *pd,
 	mem->access = access;
 	mem->zero_based = access & IB_ZERO_BASED;
 
-	/* A NULL entry only reserves the index: lookups find nothing. */
-	err = xa_alloc_cyclic(&sdev->mem_table, &index, NULL,
-			      XA_LIMIT(1, SIW_STAG_INDEX_MAX),
-			      &sdev->mem_next_index, GFP_KERNEL);
-	if (err < 0) {
+	err = siw_mem_reserve_index(sdev, &index);
+	if (err) {
 		siw_mem_release_sync(&mem->ref);
 		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
 	}

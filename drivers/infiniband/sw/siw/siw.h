@@ -104,7 +104,6 @@ struct siw_device {
 
 	/* Memory objects by STag index, and what frees them (mem.c). */
 	struct xarray mem_table;
-	u32 mem_next_index;
 	struct workqueue_struct *mem_wq;
 };
 
