@@ -27,7 +27,8 @@
  *		established.
  *
  * The guest test (tests/vm/162-hostile-local.sh) runs victim as root and
- * connect/accept as user nobody, naming the victim's QPs.
+ * connect/accept as user nobody and as another root process, naming the
+ * victim's QPs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -196,7 +197,7 @@ static int connect_foreign(const char *addr, const char *port, uint32_t qpn)
 	rdma_ack_cm_event(ev);
 	if (type == RDMA_CM_EVENT_ESTABLISHED) {
 		rdma_disconnect(id);
-		fail("rdma_connect naming another user's QP %u: connection established (the QP is now connected to a peer its owner never chose)",
+		fail("rdma_connect naming another process's QP %u: connection established (the QP is now connected to a peer its owner never chose)",
 		     qpn);
 	}
 	note("rdma_connect was taken, then %s (status %d): refused",
@@ -276,7 +277,7 @@ static int accept_foreign(const char *addr, const char *port, uint32_t qpn)
 	}
 	if (up) {
 		rdma_disconnect(cid);
-		fail("rdma_accept naming another user's QP %u: connection established (the QP is now connected to a peer its owner never chose)",
+		fail("rdma_accept naming another process's QP %u: connection established (the QP is now connected to a peer its owner never chose)",
 		     qpn);
 	}
 	if (accepted)

@@ -8,15 +8,18 @@
 # without rdma_cm (GID 1) or, where a case needs rdma_cm, over the
 # guest's own address. Every case runs, bounded by timeout(1); the test
 # fails at the end if any failed, naming each.
-#   stag   STags of a fresh device are not predictable: the STag index of
-#          the first MR registered after each of two loads of the module
-#          differs, and is not 1 both times (tests/progs/stag_index). The
-#          low 8 bits (the key) are the user's, part of the ABI.
-#   steal  rdma_cm names a QP by number when its ID has none: a process
-#          of another user must not connect the QP of a root process
-#          (kept in INIT) to a peer, neither with rdma_connect() nor with
-#          rdma_accept(); the victim's QPs stay in INIT and the kernel log
-#          names the refusal (tests/progs/qp_steal).
+#   stag   STags are not predictable: the STag index of the first MR
+#          registered after each of two loads of the module differs, and
+#          is not 1 both times; of 8 MRs registered one after the other
+#          none gets the index after its predecessor's
+#          (tests/progs/stag_index). The low 8 bits (the key) are the
+#          user's, part of the ABI.
+#   steal  rdma_cm names a QP by number when its ID has none: no other
+#          process, of another user (nobody) or of the same one (root),
+#          may connect the QP of a root process (kept in INIT) to a peer,
+#          neither with rdma_connect() nor with rdma_accept(); the
+#          victim's QPs stay in INIT and the kernel log names each
+#          refusal (tests/progs/qp_steal).
 #   flip   a process flips the opcode of VALID slots of its own SQ between
 #          RDMA Write and RDMA Read while it rings the doorbell, with ORD
 #          = IRD = 1 (and small TCP send buffers, see case_flip): siw must
@@ -132,21 +135,27 @@ case_stag() {
 }
 
 case_steal() {
-	local done=$OUT/victim.done log=$OUT/victim.log victim q1 q2 rc=0 port=7462
-	"$progs/qp_steal" victim siw0 2 "$done" >"$log" 2>&1 &
+	local done=$OUT/victim.done log=$OUT/victim.log victim qs rc=0 port=7462 q
+	"$progs/qp_steal" victim siw0 4 "$done" >"$log" 2>&1 &
 	victim=$!
-	wait_for 20 bash -c "(( \$(grep -c '^victim QP' $log) == 2 ))"
-	q1=$(sed -n 's/^victim QP //p' "$log" | sed -n 1p)
-	q2=$(sed -n 's/^victim QP //p' "$log" | sed -n 2p)
-	echo "   victim (root): QPs $q1 and $q2 in INIT"
-	listener $port 40 "$OUT/listen-steal.log"
+	wait_for 20 bash -c "(( \$(grep -c '^victim QP' $log) == 4 ))"
+	mapfile -t qs < <(sed -n 's/^victim QP //p' "$log")
+	echo "   victim (root): QPs ${qs[*]} in INIT"
+	listener $port 60 "$OUT/listen-steal.log"
 
-	echo "   nobody: rdma_connect naming QP $q1"
+	# Another user, then another process of the same user (root too).
+	echo "   nobody: rdma_connect naming QP ${qs[0]}"
 	bounded 30 "$OUT/steal-connect.log" "${NOBODY[@]}" "$(copy qp_steal)" connect \
-		"$ADDR" $port "$q1" || case_fail steal "rdma_connect by nobody naming root's QP $q1 was not refused"
-	echo "   nobody: rdma_accept naming QP $q2"
+		"$ADDR" $port "${qs[0]}" || case_fail steal "rdma_connect by nobody naming root's QP ${qs[0]} was not refused"
+	echo "   nobody: rdma_accept naming QP ${qs[1]}"
 	bounded 30 "$OUT/steal-accept.log" "${NOBODY[@]}" "$(copy qp_steal)" accept \
-		"$ADDR" $((port + 1)) "$q2" || case_fail steal "rdma_accept by nobody naming root's QP $q2 was not refused"
+		"$ADDR" $((port + 1)) "${qs[1]}" || case_fail steal "rdma_accept by nobody naming root's QP ${qs[1]} was not refused"
+	echo "   another root process: rdma_connect naming QP ${qs[2]}"
+	bounded 30 "$OUT/steal-connect-root.log" "$progs/qp_steal" connect \
+		"$ADDR" $port "${qs[2]}" || case_fail steal "rdma_connect by another root process naming QP ${qs[2]} was not refused"
+	echo "   another root process: rdma_accept naming QP ${qs[3]}"
+	bounded 30 "$OUT/steal-accept-root.log" "$progs/qp_steal" accept \
+		"$ADDR" $((port + 2)) "${qs[3]}" || case_fail steal "rdma_accept by another root process naming QP ${qs[3]} was not refused"
 
 	touch "$done"
 	wait "$victim" || rc=$?
@@ -154,8 +163,8 @@ case_steal() {
 	((rc == 0)) || case_fail steal "the victim's QPs did not stay in INIT (exit $rc)"
 	kill "$LISTENER" 2>/dev/null || true
 	wait "$LISTENER" 2>/dev/null || true
-	for q in "$q1" "$q2"; do
-		klog_since steal | grep -E "siw.*QP $q\b" >/dev/null ||
+	for q in "${qs[@]}"; do
+		klog_since steal | grep -E "siw.*QP $q\b.*may not connect another process's QP" >/dev/null ||
 			case_fail steal "no kernel log line names QP $q (the refusal)"
 	done
 }

@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <linux/completion.h>
 #include <linux/cred.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/refcount.h>
 #include <linux/xarray.h>
@@ -58,17 +59,18 @@ struct siw_qp *siw_qp_get_by_num(struct siw_device *sdev, u32 qpn)
 /*
  * May the calling task bind @qp to a connection (iw_cm connect/accept name
  * the QP by number, and any process may name any number)? A process's QP
- * only by a process of the user that created it: a process of that user
- * can reach the QP's memory anyway. A kernel QP only by the kernel: a
- * kernel thread, or a task privileged to run kernel ULPs (NVMe-oF, NFS,
- * iSER are set up by such tasks); never by an unprivileged process. Any
- * context (iw_cm asks under a spinlock).
+ * only by the process that created it: another process, even of the same
+ * user, has no business connecting it (and so granting a peer access to
+ * its memory). A kernel QP only by the kernel: a kernel thread, or a task
+ * privileged to run kernel ULPs (NVMe-oF, NFS, iSER are set up by such
+ * tasks); never by an unprivileged process. Any context (iw_cm asks under
+ * a spinlock).
  */
 static bool siw_qp_caller_may_bind(const struct siw_qp *qp)
 {
 	if (qp->user)
 		return !(current->flags & PF_KTHREAD) &&
-		       uid_eq(current_euid(), qp->owner);
+		       task_tgid(current) == qp->owner;
 	return (current->flags & PF_KTHREAD) ||
 	       has_capability_noaudit(current, CAP_NET_ADMIN);
 }
@@ -78,10 +80,10 @@ struct siw_qp *siw_qp_get_for_cm(struct siw_device *sdev, u32 qpn)
 	struct siw_qp *qp = siw_qp_get_by_num(sdev, qpn);
 
 	if (qp && !siw_qp_caller_may_bind(qp)) {
-		siw_warn_rl(sdev, "QP %u: %s (uid %u) may not connect %s QP; refused\n",
-			    qpn, current->comm,
+		siw_warn_rl(sdev, "QP %u: %s (pid %d, uid %u) may not connect %s QP; refused\n",
+			    qpn, current->comm, task_tgid_nr(current),
 			    from_kuid_munged(&init_user_ns, current_euid()),
-			    qp->user ? "another user's" : "a kernel");
+			    qp->user ? "another process's" : "a kernel");
 		siw_qp_put(qp);
 		qp = NULL;
 	}
@@ -182,7 +184,7 @@ static void siw_qp_init(struct siw_qp *qp, struct siw_device *sdev,
 			const struct ib_qp_init_attr *attr, bool user)
 {
 	qp->sdev = sdev;
-	qp->owner = current_euid();
+	qp->owner = user ? get_pid(task_tgid(current)) : NULL;
 	refcount_set(&qp->ref, 1);
 	atomic_set(&qp->iw_handoff, 0);
 	init_completion(&qp->released);
@@ -253,6 +255,7 @@ free_rings:
 	siw_engine_free(qp);
 	siw_qp_free_rings(qp);
 put_obj:
+	put_pid(qp->owner);
 	siw_obj_put(sdev, SIW_OBJ_QP);
 	return err;
 }
@@ -300,6 +303,7 @@ static int siw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	siw_qp_empty(qp);
 	siw_engine_free(qp);
 	siw_qp_free_rings(qp);
+	put_pid(qp->owner);
 	siw_obj_put(sdev, SIW_OBJ_QP);
 	siw_dbg(sdev, "QP %u destroyed\n", siw_qp_num(qp));
 	return 0;

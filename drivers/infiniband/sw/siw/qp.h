@@ -73,7 +73,7 @@ struct siw_qp {
 
 	/* Fixed at creation. */
 	bool user;			/* rings shared with a process */
-	kuid_t owner;			/* effective uid of its creator */
+	struct pid *owner;		/* process QP: its creator's tgid */
 	bool sq_sig_all;		/* every SQE completes */
 	u32 max_send_sge;
 	u32 max_recv_sge;
