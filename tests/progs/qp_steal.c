@@ -94,13 +94,13 @@ static int victim(const char *dev, int n, const char *done)
 
 		note("victim QP %u is in %s", qp[i]->qp_num, state_name(s));
 		if (s != IBV_QPS_INIT) {
-			fprintf(stderr, "%s: victim QP %u is in %s, not INIT: another user connected it\n",
+			fprintf(stderr, "%s: victim QP %u is in %s, not INIT: another process connected it\n",
 				prog, qp[i]->qp_num, state_name(s));
 			bad++;
 		}
 	}
 	if (bad)
-		fail("the victim's QPs were touched by another user (%d findings above)",
+		fail("the victim's QPs were touched by another process (%d findings above)",
 		     bad);
 	for (i = 0; i < n; i++)
 		must(ibv_destroy_qp(qp[i]), "ibv_destroy_qp");
