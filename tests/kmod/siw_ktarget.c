@@ -6,7 +6,9 @@
  *
  * It listens with rdma_cm on addr:port (init_net) of the RDMA device dev
  * and serves one connection at a time. For each connection it allocates
- * mr_pages pages with alloc_page() (not slab), fills them with a known
+ * mr_pages pages with alloc_page() (or, with mr_slab, page-sized kmalloc()
+ * objects: slab memory, which siw cannot hold by a page reference and
+ * must copy while the MR is still valid), fills them with a known
  * pattern, maps them into an MR of ib_alloc_mr(IB_MR_TYPE_MEM_REG) with
  * ib_map_mr_sg() and, once the connection is up, registers the MR with an
  * IB_WR_REG_MR work request (local write, remote read and write). The
@@ -29,8 +31,8 @@
  * A Send with Invalidate of the MR's STag (a receive completion with
  * IB_WC_WITH_INVALIDATE) is taken as the peer's word that it is done
  * with the MR: the pages are freed at once, as a ULP may, and
- * spray_pages pages are allocated and filled with a secret pattern, to
- * show whose memory siw may still send from.
+ * spray_pages pages are allocated (the same way) and filled with a secret
+ * pattern, to show whose memory siw may still send from.
  *
  * A spare kernel QP in INIT, on no connection, stands for the QP a ULP
  * prepares before it connects; its number is logged at load.
@@ -72,6 +74,11 @@ MODULE_PARM_DESC(port, "TCP port to listen on");
 static uint mr_pages = 512;
 module_param(mr_pages, uint, 0444);
 MODULE_PARM_DESC(mr_pages, "pages of the fast-reg MR of a connection");
+
+static bool mr_slab;
+module_param(mr_slab, bool, 0644);
+MODULE_PARM_DESC(mr_slab,
+		 "new connections take their MR's pages from kmalloc (slab)");
 
 static uint spray_pages = 4096;
 module_param(spray_pages, uint, 0644);
@@ -129,6 +136,7 @@ struct kt_conn {
 	struct mutex pages_lock;
 	struct page **pages;
 	unsigned int npages;
+	bool slab;		/* pages are kmalloc()ed, see mr_slab */
 	bool freed;		/* pages freed after a remote invalidation */
 	bool reused;		/* pages hold kt_reused */
 	struct page **secret;
@@ -372,15 +380,35 @@ static void kt_act_rereg(struct kt_conn *c)
  * A connection.
  */
 
-static void kt_free_pages(struct page **pages, unsigned int n)
+/* A page of memory, from the page allocator or (@slab) from kmalloc. */
+static struct page *kt_alloc_page(bool slab)
+{
+	void *p;
+
+	if (!slab)
+		return alloc_page(GFP_KERNEL);
+	p = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (p && WARN_ON_ONCE(offset_in_page(p))) {
+		kfree(p);
+		p = NULL;
+	}
+	return p ? virt_to_page(p) : NULL;
+}
+
+static void kt_free_pages(struct page **pages, unsigned int n, bool slab)
 {
 	unsigned int i;
 
 	if (!pages)
 		return;
-	for (i = 0; i < n; i++)
-		if (pages[i])
+	for (i = 0; i < n; i++) {
+		if (!pages[i])
+			continue;
+		if (slab)
+			kfree(page_address(pages[i]));
+		else
 			__free_page(pages[i]);
+	}
 	kvfree(pages);
 }
 
@@ -402,11 +430,11 @@ static void kt_free_and_spray(struct kt_conn *c)
 	c->pages = NULL;
 	c->freed = true;
 	mutex_unlock(&c->pages_lock);
-	kt_free_pages(pages, c->npages);
+	kt_free_pages(pages, c->npages, c->slab);
 
 	secret = kvcalloc(n, sizeof(*secret), GFP_KERNEL);
 	for (i = 0; secret && i < n; i++) {
-		secret[i] = alloc_page(GFP_KERNEL);
+		secret[i] = kt_alloc_page(c->slab);
 		if (!secret[i])
 			break;
 		kt_fill_word(secret[i], kt_secret);
@@ -414,7 +442,7 @@ static void kt_free_and_spray(struct kt_conn *c)
 	}
 	mutex_lock(&c->pages_lock);
 	if (c->secret)
-		kt_free_pages(c->secret, c->nsecret);
+		kt_free_pages(c->secret, c->nsecret, c->slab);
 	c->secret = secret;
 	c->nsecret = got;
 	mutex_unlock(&c->pages_lock);
@@ -536,8 +564,8 @@ static void kt_conn_free(struct kt_conn *c)
 		ib_dma_unmap_sg(kt.ibdev, c->sgt.sgl, c->npages,
 				DMA_BIDIRECTIONAL);
 	sg_free_table(&c->sgt);
-	kt_free_pages(c->pages, c->npages);
-	kt_free_pages(c->secret, c->nsecret);
+	kt_free_pages(c->pages, c->npages, c->slab);
+	kt_free_pages(c->secret, c->nsecret, c->slab);
 	if (c->rbuf_mapped)
 		ib_dma_unmap_single(kt.ibdev, c->recv[0].dma,
 				    KT_NR_RECV * KT_MSG_SIZE, DMA_FROM_DEVICE);
@@ -557,11 +585,12 @@ static int kt_mr_setup(struct kt_conn *c)
 	int err, n;
 
 	c->npages = mr_pages;
+	c->slab = READ_ONCE(mr_slab);
 	c->pages = kvcalloc(c->npages, sizeof(*c->pages), GFP_KERNEL);
 	if (!c->pages)
 		return -ENOMEM;
 	for (i = 0; i < c->npages; i++) {
-		c->pages[i] = alloc_page(GFP_KERNEL);
+		c->pages[i] = kt_alloc_page(c->slab);
 		if (!c->pages[i])
 			return -ENOMEM;
 		kt_fill_orig(c->pages[i], i);
@@ -706,9 +735,10 @@ static int kt_conn_request(struct rdma_cm_id *id)
 	}
 	cur = c;
 	mutex_unlock(&kt_mutex);
-	pr_info("conn %u: accepted %pISpc on QP %u: MR STag 0x%08x, %llu octets at 0x%llx in %u pages\n",
+	pr_info("conn %u: accepted %pISpc on QP %u: MR STag 0x%08x, %llu octets at 0x%llx in %u pages%s\n",
 		c->serial, &id->route.addr.dst_addr, c->qp->qp_num,
-		c->mr->rkey, c->mr->length, c->mr->iova, c->npages);
+		c->mr->rkey, c->mr->length, c->mr->iova, c->npages,
+		c->slab ? " of slab memory" : "");
 	return 0;
 
 fail:

@@ -25,7 +25,10 @@
 #      target frees the pages at once, as a ULP may, and allocates 4096
 #      pages full of a secret. When the peer reads, no octet may be the
 #      secret or anything else not the MR's (the response may end early
-#      with a Terminate). Two rounds: tx_zcopy on, then off.
+#      with a Terminate). Three rounds: tx_zcopy on, then off; then on
+#      with the MR over slab memory (page-sized kmalloc objects, freed to
+#      kmalloc and reused for the secret), which siw cannot hold by a
+#      page reference and copies while it holds the MR still.
 #   4. A user process (nobody) connects an rdma_cm ID without a QP of its
 #      own, naming the QP number of the target's spare kernel QP (INIT, on
 #      no connection) in rdma_conn_param.qp_num, to an rping server in a
@@ -116,7 +119,7 @@ verdict() {
 # exists, its pause ends when $SYNC/go.N does; its lines start "[N] ".
 SYNC=/tmp/ktarget-sync
 PEER_LOG=$TLOG/peer.log
-PEER_CASES=(write-split write-split rresp-inval rresp-inval)
+PEER_CASES=(write-split write-split rresp-inval rresp-inval rresp-inval)
 rm -rf "$SYNC"
 mkdir -p "$SYNC"
 on a timeout -k 5 600 stdbuf -oL -eL "$PY" "$PEER" --server "$IP_K" \
@@ -187,9 +190,10 @@ write_case 2 rereg "local invalidation and registration under a new key"
 # ---------------------------------------------------------------------------
 # 3: the Read Response after a remote invalidation (connections 3 and 4).
 rresp_round() {
-	local r=$1 n=$2 zc=$3 why=""
-	step "case 3, round $r: remote invalidation under a 2 MiB Read Response (tx_zcopy=$zc)"
+	local r=$1 n=$2 zc=$3 slab=$4 why=""
+	step "case 3, round $r: remote invalidation under a 2 MiB Read Response (tx_zcopy=$zc, slab MR=$slab)"
 	siw_param tx_zcopy "$zc"	# Y or N
+	echo "$slab" >/sys/module/siw_ktarget/parameters/mr_slab
 	klog_mark
 	touch "$SYNC/start.$n"
 	# The target frees its pages when the Send with Invalidate completes;
@@ -203,15 +207,19 @@ rresp_round() {
 	conn_closed
 	show_klog
 	((PEER_OK)) || why+="; peer: $PEER_WHY"
+	[[ $slab == N ]] || klog_has 'pages of slab memory' ||
+		why+="; the target's MR was not over slab memory"
 	if [[ -z $why ]]; then
 		verdict "case 3.$r" "ok ($(sed -n 's/^\[[0-9]*\] read response: //p; s/^\[[0-9]*\] then: /then /p' <<<"$PEER_LINES" | paste -sd ';'))"
 	else
 		verdict "case 3.$r" "FAIL${why/#;/:}"
 	fi
 }
-rresp_round 1 3 Y
-rresp_round 2 4 N
+rresp_round 1 3 Y N
+rresp_round 2 4 N N
+rresp_round 3 5 Y Y
 siw_param tx_zcopy Y
+echo N >/sys/module/siw_ktarget/parameters/mr_slab
 rc=0
 wait "$PEER_PID" || rc=$?
 echo "   the peer exited $rc"

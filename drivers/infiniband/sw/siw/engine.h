@@ -113,7 +113,6 @@ struct siw_tx {
 	bool fpdu_last;			/* last FPDU of the message */
 	/* kvecs whose page the FPDU holds a reference to (kernel memory) */
 	DECLARE_BITMAP(pinned, SIW_TX_MAX_KVEC);
-	bool must_copy;			/* a page could not be held */
 	struct siw_mem *mem[SIW_MAX_SGE];	/* held for the kvecs */
 	u32 nr_mem;
 	u8 hdr_buf[SIW_FPDU_MAX_HDR];

@@ -293,34 +293,64 @@ enum {
 struct siw_tx_adding {
 	struct siw_tx *tx;
 	unsigned int how;
+	u32 off;			/* of the next piece in the payload */
 	bool full;			/* out of kvecs */
+	bool no_copy;			/* a piece had to be copied: no room */
 };
+
+/*
+ * A piece of kernel memory that cannot be held by a page reference (slab
+ * memory) is copied now, while the walk holds the MR still: into the copy
+ * buffer at its own place in the payload, where siw_tx_copy_payload()
+ * finds it already.
+ */
+static void *siw_tx_copy_piece(struct siw_tx_adding *ad,
+			       const struct siw_mem_piece *piece)
+{
+	u8 *dst = ad->tx->copy_buf + ad->off;
+
+	if (!ad->tx->copy_buf || ad->off + piece->len > SIW_MPA_MAX_ULPDU)
+		return NULL;
+	memcpy(dst, page_address(piece->page) + piece->offset, piece->len);
+	return dst;
+}
 
 static bool siw_tx_add_piece(const struct siw_mem_piece *piece, void *arg)
 {
 	struct siw_tx_adding *ad = arg;
 	struct siw_tx *tx = ad->tx;
-	bool held = true;
+	void *base = page_address(piece->page) + piece->offset;
 
 	if (tx->nr_kvec >= SIW_TX_MAX_KVEC - 1) {
 		ad->full = true;
 		return false;
 	}
-	if (ad->how & SIW_TX_PIN) {
-		/* The MR is valid: its owner holds the page. */
-		held = sendpage_ok(piece->page);
-		if (held) {
-			get_page(piece->page);
-			__set_bit(tx->nr_kvec, tx->pinned);
-		} else {
-			tx->must_copy = true;
+	if ((ad->how & SIW_TX_PIN) && !sendpage_ok(piece->page)) {
+		base = siw_tx_copy_piece(ad, piece);
+		if (!base) {
+			ad->no_copy = true;
+			return false;
 		}
+	} else if (ad->how & SIW_TX_PIN) {
+		/* The MR is valid: its owner holds the page. */
+		get_page(piece->page);
+		__set_bit(tx->nr_kvec, tx->pinned);
 	}
-	if ((ad->how & SIW_TX_ZCOPY) && held && sendpage_ok(piece->page))
+	if ((ad->how & SIW_TX_ZCOPY) && sendpage_ok(piece->page))
 		__set_bit(tx->nr_kvec, tx->zcopy);
-	siw_tx_add_kvec(tx, page_address(piece->page) + piece->offset,
-			piece->len);
+	siw_tx_add_kvec(tx, base, piece->len);
+	ad->off += piece->len;
 	return true;
+}
+
+/* Octets of payload framed so far: the kvecs after the header's. */
+static u32 siw_tx_payload_len(const struct siw_tx *tx)
+{
+	u32 i, len = 0;
+
+	for (i = 1; i < tx->nr_kvec; i++)
+		len += tx->kvec[i].iov_len;
+	return len;
 }
 
 /*
@@ -333,22 +363,28 @@ static bool siw_tx_add_piece(const struct siw_mem_piece *piece, void *arg)
  * as long as the MR does: once the MR is invalidated or deregistered its
  * owner may free them, also while this FPDU still waits for room in the
  * socket. Each such page gets a reference here, dropped once TCP has the
- * octets, so that nobody else can get it meanwhile. A page that cannot be
- * held that way (slab memory) makes the FPDU's payload be copied before
- * the range is let go (siw_tx_copy_payload()). User memory is pinned by
- * its MR, which tx->mem holds.
+ * octets, so that nobody else can get it meanwhile; a piece that cannot be
+ * held that way (slab memory) is copied during the walk
+ * (siw_tx_copy_piece()). User memory is pinned by its MR, which tx->mem
+ * holds.
  */
 static siw_mem_err_t siw_tx_add_mem(struct siw_tx *tx, struct siw_mem *mem,
 				    u32 stag, struct ib_pd *pd, int access,
 				    u64 addr, u32 len, unsigned int how)
 {
-	struct siw_tx_adding ad = { .tx = tx, .how = how };
+	struct siw_tx_adding ad = {
+		.tx = tx,
+		.how = how,
+		.off = siw_tx_payload_len(tx),
+	};
 	siw_mem_err_t err;
 
 	err = siw_mem_walk(mem, stag, pd, access, addr, len, siw_tx_add_piece,
 			   &ad);
 	if (err == SIW_MEM_OK && ad.full)
 		err = SIW_MEM_ERR_BOUNDS;
+	if (err == SIW_MEM_OK && WARN_ON_ONCE(ad.no_copy))
+		err = SIW_MEM_ERR_STATE;
 	return err;
 }
 
@@ -414,23 +450,21 @@ static siw_mem_err_t siw_tx_gather_rresp(struct siw_qp *qp, u32 len)
 }
 
 /*
- * Must the payload be copied before it is framed? When a page of it could
- * not be held (see siw_tx_add_mem()); and with CRC on, when the payload is
- * memory its owner may still write: the CRC must cover exactly the octets
- * TCP is given, and TCP copies a kvec only when it is pushed, which is
- * after framing and, with the socket full, may be much later. Meanwhile
- * the consumer may write to a buffer whose WR has not completed (perftest
- * rewrites its credit word so). The peer may then get either value
- * (undefined data, as the verbs say) but must not get a CRC that matches
- * neither: that ends the connection. Inline data is already a copy; a
- * zero-copy Read Response is safe by contract (siw_tx_push_zcopy()).
+ * Must the payload be copied before it is framed? With CRC on, when the
+ * payload is memory its owner may still write: the CRC must cover exactly
+ * the octets TCP is given, and TCP copies a kvec only when it is pushed,
+ * which is after framing and, with the socket full, may be much later.
+ * Meanwhile the consumer may write to a buffer whose WR has not completed
+ * (perftest rewrites its credit word so). The peer may then get either
+ * value (undefined data, as the verbs say) but must not get a CRC that
+ * matches neither: that ends the connection. Inline data is already a
+ * copy; a zero-copy Read Response is safe by contract
+ * (siw_tx_push_zcopy()).
  */
 static bool siw_tx_wants_copy(const struct siw_tx *tx, u32 payload)
 {
 	if (!payload || tx->nr_kvec < 2)
 		return false;
-	if (tx->must_copy)
-		return true;
 	if (!tx->crc || !bitmap_empty(tx->zcopy, SIW_TX_MAX_KVEC))
 		return false;
 	if (tx->kind == SIW_TX_SQE)
@@ -438,29 +472,29 @@ static bool siw_tx_wants_copy(const struct siw_tx *tx, u32 payload)
 	return tx->kind == SIW_TX_RRESP;
 }
 
-/* CRC and TCP both take the copy; the source is let go. */
-static siw_mem_err_t siw_tx_copy_payload(struct siw_tx *tx, u32 payload)
+/*
+ * CRC and TCP both take the copy; the source is let go. A piece copied
+ * during the walk (siw_tx_copy_piece()) is in its place already.
+ */
+static void siw_tx_copy_payload(struct siw_tx *tx, u32 payload)
 {
 	u32 i, off = 0;
 
 	if (!siw_tx_wants_copy(tx, payload))
-		return SIW_MEM_OK;
-	if (!tx->copy_buf || payload > SIW_MPA_MAX_ULPDU) {
-		/* Without the buffer (no memory) CRC is over the source. */
-		if (WARN_ON_ONCE(tx->must_copy))
-			return SIW_MEM_ERR_STATE;
-		return SIW_MEM_OK;
-	}
+		return;
+	/* Without the buffer (no memory) the CRC is over the source. */
+	if (!tx->copy_buf || payload > SIW_MPA_MAX_ULPDU)
+		return;
 	for (i = 1; i < tx->nr_kvec; i++) {
-		memcpy(tx->copy_buf + off, tx->kvec[i].iov_base,
-		       tx->kvec[i].iov_len);
+		if (tx->kvec[i].iov_base != tx->copy_buf + off)
+			memcpy(tx->copy_buf + off, tx->kvec[i].iov_base,
+			       tx->kvec[i].iov_len);
 		off += tx->kvec[i].iov_len;
 	}
 	siw_tx_release(tx);
 	bitmap_zero(tx->zcopy, SIW_TX_MAX_KVEC);
 	tx->nr_kvec = 1;
 	siw_tx_add_kvec(tx, tx->copy_buf, off);
-	return SIW_MEM_OK;
 }
 
 /* Frame the next FPDU of the message in progress. */
@@ -486,7 +520,6 @@ static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 
 	siw_tx_release(tx);
 	tx->nr_kvec = 0;
-	tx->must_copy = false;
 	bitmap_zero(tx->zcopy, SIW_TX_MAX_KVEC);
 	hlen = siw_fpdu_build_hdr(tx->hdr_buf, sizeof(tx->hdr_buf), h,
 				  payload);
@@ -509,10 +542,9 @@ static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 	default:
 		break;
 	}
-	if (err == SIW_MEM_OK)
-		err = siw_tx_copy_payload(tx, payload);
 	if (err != SIW_MEM_OK)
 		return err;
+	siw_tx_copy_payload(tx, payload);
 
 	ulpdu = hlen - SIW_MPA_LEN_SIZE + payload;
 	st = siw_crc32c_init();
