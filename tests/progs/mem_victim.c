@@ -6,6 +6,7 @@
  *	mem_victim listen ADDR PORT [--ird N] [--qp-access FLAGS]
  *		[--ready FILE] [--dereg-after N --dereg-done FILE] [--wait S]
  *	mem_victim qpc-arm DEVICE PEER_ADDR --ready FILE --quit FILE [--wait S]
+ *	mem_victim reader ADDR PORT [--wait S]
  *
  * listen: accepts one rdma_cm connection on ADDR:PORT. It makes PD1 and
  * PD2, the QP in PD2, and two buffers of MEM_LEN octets registered with
@@ -32,6 +33,14 @@
  * siw listen for QP connections without rdma_cm (qp_port) in this
  * network namespace; creates the --ready file, waits for the --quit file
  * and destroys the QP.
+ *
+ * reader: the other way round, a consumer that reads from the peer. It
+ * connects to ADDR:PORT (rdma_cm, initiator depth 1) and, as soon as the
+ * connection is established, posts one RDMA Read of the memory the peer
+ * names in the private data of its MPA reply (struct reader_pd, big
+ * endian), into a buffer of its own that it zeroed. The Read must complete
+ * successfully and the buffer must then hold pattern A: "read: N octets of
+ * pattern A", exit 0; anything else fails.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -408,13 +417,108 @@ static int qpc_arm(const char *dev, const char *peer, const struct opts *o)
 	return EXIT_PASS;
 }
 
+/* The private data of the peer's MPA reply in reader mode; big endian. */
+struct reader_pd {
+	uint32_t stag;
+	uint64_t to;
+	uint32_t len;
+} __attribute__((packed));
+
+static void post_read(struct ibv_qp *qp, struct ibv_mr *mr, uint32_t len,
+		      const struct reader_pd *rpd)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mr->addr, .length = len, .lkey = mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	int err;
+
+	wr.wr.rdma.remote_addr = be64toh(rpd->to);
+	wr.wr.rdma.rkey = be32toh(rpd->stag);
+	err = ibv_post_send(qp, &wr, &bad);
+	if (err)
+		fail_err(err, "ibv_post_send(RDMA Read of %u octets)", len);
+}
+
+static int reader(const char *addr, const char *port, const struct opts *o)
+{
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = {
+		.initiator_depth = 1, .responder_resources = 1,
+	};
+	struct rdma_addrinfo *ai = lookup(addr, port, false);
+	struct rdma_event_channel *ch = make_channel();
+	struct rdma_cm_id *id = resolved_id(ch, ai);
+	struct rdma_cm_event *ev;
+	struct reader_pd rpd;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	struct ibv_wc wc;
+	uint8_t *buf;
+	uint32_t len, i;
+
+	pd = make_pd(id->verbs);
+	qpa.send_cq = qpa.recv_cq = make_cq(id->verbs, 8);
+	if (rdma_create_qp(id, pd, &qpa))
+		fail_err(errno, "rdma_create_qp");
+	buf = page_alloc(MEM_LEN);
+	memset(buf, 0, MEM_LEN);
+	mr = reg(pd, buf);
+	if (rdma_connect(id, &cp))
+		fail_err(errno, "rdma_connect to %s:%s", addr, port);
+	ev = next_event(ch, o->wait_s * 1000, "the connection");
+	if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
+		fail("event %s (status %d), expected RDMA_CM_EVENT_ESTABLISHED",
+		     rdma_event_str(ev->event), ev->status);
+	if (ev->param.conn.private_data_len < sizeof(rpd))
+		fail("the MPA reply carries %u octets of private data, not the %zu that name the peer's memory",
+		     ev->param.conn.private_data_len, sizeof(rpd));
+	memcpy(&rpd, ev->param.conn.private_data, sizeof(rpd));
+	rdma_ack_cm_event(ev);
+	len = be32toh(rpd.len);
+	if (!len || len > MEM_LEN)
+		fail("the peer names %u octets to read", len);
+	post_read(id->qp, mr, len, &rpd);
+	printf("established; RDMA Read of %u octets at STag 0x%08x posted\n",
+	       len, be32toh(rpd.stag));
+	if (collect(qpa.send_cq, &wc, 1, 1) != 1)
+		fail("the RDMA Read did not complete");
+	if (wc.status != IBV_WC_SUCCESS)
+		fail("the RDMA Read completed with %s",
+		     ibv_wc_status_str(wc.status));
+	for (i = 0; i < len; i++)
+		if (buf[i] != pattern_a(i))
+			fail("the RDMA Read completed, but octet %u of the buffer is 0x%02x, not 0x%02x: its data never came",
+			     i, buf[i], pattern_a(i));
+	printf("read: %u octets of pattern A\n", len);
+	rdma_disconnect(id);
+	rdma_destroy_qp(id);
+	must(ibv_dereg_mr(mr), "ibv_dereg_mr");
+	must(ibv_destroy_cq(qpa.send_cq), "ibv_destroy_cq");
+	must(ibv_dealloc_pd(pd), "ibv_dealloc_pd");
+	if (rdma_destroy_id(id))
+		fail_err(errno, "rdma_destroy_id");
+	rdma_destroy_event_channel(ch);
+	rdma_freeaddrinfo(ai);
+	page_free(buf, MEM_LEN);
+	return EXIT_PASS;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s listen ADDR PORT [--ird N] [--qp-access FLAGS] [--ready FILE]\n"
 		"          [--dereg-after N --dereg-done FILE] [--wait S]\n"
-		"       %s qpc-arm DEVICE PEER_ADDR --ready FILE --quit FILE [--wait S]\n",
-		prog, prog);
+		"       %s qpc-arm DEVICE PEER_ADDR --ready FILE --quit FILE [--wait S]\n"
+		"       %s reader ADDR PORT [--wait S]\n",
+		prog, prog, prog);
 	exit(EXIT_FAIL);
 }
 
@@ -456,5 +560,7 @@ int main(int argc, char **argv)
 		return listen_one(argv[2], argv[3], &o);
 	if (!strcmp(argv[1], "qpc-arm"))
 		return qpc_arm(argv[2], argv[3], &o);
+	if (!strcmp(argv[1], "reader"))
+		return reader(argv[2], argv[3], &o);
 	usage();
 }

@@ -19,10 +19,22 @@
 #   read-ird0        the victim accepted with responder_resources 0, the
 #                    MPA reply says IRD 0: a Read Request gets a Terminate
 #                    DDP 1/2/0x02 and no data;
+#   rtr-read-ird0    the same, the peer asking for peer-to-peer mode with
+#                    only a zero length Read RTR (as an RNIC may): the RTR
+#                    is answered (a zero length Read Response: connection
+#                    setup, whatever the IRD), a Read Request after it gets
+#                    Terminate DDP 1/2/0x02;
 #   write-dereg      an RDMA Write of 16 KiB stops after 8 KiB; the victim
 #                    deregisters the MR (ibv_dereg_mr returns) and
 #                    rewrites its buffer (pattern B); the rest of the Write
 #                    gets a Terminate DDP 1/1/0x00 and pattern B stays.
+#   rtr-read-responder  the other way round: mem_victim reader in B
+#                    connects (mpa_p2p=1) to the peer in A, which takes
+#                    peer-to-peer mode with the Read RTR and answers the
+#                    RTR only once the consumer's RDMA Read Request came
+#                    too: the RTR's zero length answer must not complete
+#                    the consumer's Read, which must bring 4 KiB of
+#                    pattern A, and no Terminate may come.
 # For every refusal the connection closes, the victim sees an async error
 # event and its QP in ERROR, its buffers are as they must be, the kernel
 # log names the device, the QP, the peer's ip:port and the error class,
@@ -157,11 +169,35 @@ refused write-no-access "0/1/0x02"
 run_case read-ird0 "--ird 0"
 refused read-ird0 "1/2/0x02"
 
+run_case rtr-read-ird0 "--ird 0"
+refused rtr-read-ird0 "1/2/0x02"
+
 run_case write-dereg "--dereg-after 8192 --dereg-done $SYNC/write-dereg/dereg-done" \
 	--dereg-done "$SYNC/write-dereg/dereg-done"
 victim_says write-dereg '^pd2 MR deregistered' "the victim did not deregister its MR"
 intact write-dereg pd2
 refused write-dereg "1/1/0x00"
+
+step "rtr-read-responder (at ${SECONDS}s)"
+p2p=$(</sys/module/siw/parameters/mpa_p2p)
+siw_param mpa_p2p Y
+next_port
+srv_start a 60 "$TLOG/peer-rtr-read-responder.log" "$PY" "$PEER" --server "$IP_A" \
+	--port "$TPORT" --case rtr-read-responder --wait 30
+wait_listen a "$TPORT" "$SRV_PID" || fail "rtr-read-responder: the peer does not listen"
+rc=0
+run_client b 40 "$TLOG/reader.log" "$VICTIM" reader "$IP_A" "$TPORT" --wait 20 || rc=$?
+prc=0
+srv_wait "$SRV_PID" || prc=$?
+SRV_PIDS=()
+echo "   peer (exit $prc):"
+sed 's/^/   | /' "$TLOG/peer-rtr-read-responder.log"
+echo "   reader (exit $rc):"
+sed 's/^/   | /' "$TLOG/reader.log"
+((rc == 0)) || bad rtr-read-responder "mem_victim reader: $(grep -m1 'FAIL' "$TLOG/reader.log" || echo "exit $rc")"
+((prc == 0)) || bad rtr-read-responder "the peer: $(grep -m1 '^FAIL' "$TLOG/peer-rtr-read-responder.log" || echo "exit $prc")"
+siw_param mpa_p2p "$p2p"
+wait_settled rtr-read-responder siw_b
 
 step "QP-connect port: malformed requests (at ${SECONDS}s)"
 siw_param qp_connect_timeout_ms 60000

@@ -23,6 +23,13 @@ waits for FILE (the victim's --ready) before its first FPDU.
                    QP without remote write: Terminate RDMAP 0/1/0x02
   read-ird0        the victim accepted with IRD 0: the MPA reply must say
                    IRD 0; a Read Request: Terminate DDP 1/2/0x02, no data
+  rtr-read-ird0    the victim accepted with IRD 0; the MPA request asks
+                   for peer-to-peer mode with a zero length Read RTR only
+                   (as an RNIC may): the reply must pick the Read RTR and
+                   say IRD 0; the RTR (zero length Read Request) is
+                   answered with a zero length Read Response, part of the
+                   setup whatever the IRD; a Read Request after it gets
+                   Terminate DDP 1/2/0x02, no data
   write-dereg      RDMA Write of 16 KiB of 0xee into the PD2 buffer: the
                    header and 8 KiB, then (--dereg-done FILE appears: the
                    victim deregistered the MR) the rest: Terminate DDP
@@ -33,6 +40,18 @@ waits for FILE (the victim's --ready) before its first FPDU.
                    reserved 0, QP numbers 0
   qpc-magic        the same with 16 octets and a wrong magic: the same reply
                    (the request's QP numbers are not echoed back)
+
+  rtr-read-responder
+                   the other way round: the peer listens on IP:PORT
+                   (--server, --port) for one connection of siw's (the
+                   test runs mem_victim reader against it) and answers the
+                   MPA request with peer-to-peer mode and the zero length
+                   Read RTR, IRD 1, ORD 1, and names 4 KiB of pattern A in
+                   its private data (STag, TO, length). It holds its answer
+                   to the RTR until the consumer's RDMA Read Request has
+                   come too, then answers both, in order: the RTR's answer
+                   must not complete the consumer's Read (the reader checks
+                   the data), and no Terminate may come
 
 A refused operation must be answered within --answer-within seconds
 (default 3) and the connection closed after the Terminate. Prints what it
@@ -59,6 +78,8 @@ RDMAP_ACCESS = (0, 1, 0x02)          # RDMAP, remote protection, access
 RDMAP_STAG_OTHER_PD = (0, 1, 0x03)   # ... STag not associated with stream
 DDP_U_NO_BUF = (1, 2, 0x02)          # DDP, untagged, no buffer (IRD)
 DDP_T_STAG = (1, 1, 0x00)            # DDP, tagged, invalid STag
+MPA_V2_P2P = 0x8000                  # IRD word: peer-to-peer (RFC 6581)
+MPA_V2_RTR_READ = 0x4000             # ORD word: zero length Read RTR
 
 VICTIM_PD = struct.Struct(">4sIIIIQQ")
 PEER_OCTET = 0xEE
@@ -99,9 +120,42 @@ class Victim:
              self.addr_pd1, self.len))
 
 
-def read_request(src_stag, src_to, size):
-    return wp.untagged_hdr(OP_READ_REQ, QN_READ_REQ, 1) + \
-        struct.pack(">IQIIQ", SINK_STAG, SINK_TO, size, src_stag, src_to)
+def read_request(src_stag, src_to, size, msn=1, sink=(SINK_STAG, SINK_TO)):
+    return wp.untagged_hdr(OP_READ_REQ, QN_READ_REQ, msn) + \
+        struct.pack(">IQIIQ", sink[0], sink[1], size, src_stag, src_to)
+
+
+def mpa_request_p2p_read_rtr():
+    """MPA rev 2, IRD 1 and ORD 1, peer-to-peer with only the zero length
+    Read RTR offered (RFC 6581)."""
+    pd = struct.pack(">HH", MPA_V2_P2P | 1, MPA_V2_RTR_READ | 1)
+    return wp.KEY_REQ + struct.pack(">BBH", wp.F_ENHANCED, 2, len(pd)) + pd
+
+
+def rtr_read_ird0(s, crc_on, ird, ord_, v, within):
+    if not ird & MPA_V2_P2P or ord_ & 0xC000 != MPA_V2_RTR_READ:
+        raise Fail("the MPA reply did not take peer-to-peer mode with the "
+                   "Read RTR (IRD word %04x, ORD word %04x)" % (ird, ord_))
+    if ird & 0x3FFF:
+        raise Fail("the victim accepted with IRD 0, its MPA reply says "
+                   "IRD %d" % (ird & 0x3FFF))
+    rtr = wp.fpdu(read_request(0, 0, 0, msn=1, sink=(0, 0)), crc_on)
+    send(s, rtr, "zero length Read Request, the RTR")
+    ulpdu = wp.read_fpdu(s, crc_on, time.monotonic() + within,
+                         "the answer to the Read RTR")
+    op = opcode_of(ulpdu)
+    if op == wp.OP_TERMINATE:
+        raise Fail("the Read RTR was refused: a Terminate (%s)" %
+                   ulpdu[18:22].hex())
+    if op != OP_READ_RESP or len(ulpdu) != 14 or \
+            ulpdu[0] & (wp.DDP_T | wp.DDP_L) != wp.DDP_T | wp.DDP_L:
+        raise Fail("the answer to the Read RTR is no zero length Read "
+                   "Response: %s" % ulpdu[:24].hex())
+    say("rtr: answered with a zero length Read Response")
+    req = wp.fpdu(read_request(v.stag_pd2, v.addr_pd2 + READ_OFF, READ_LEN,
+                               msn=2), crc_on)
+    send(s, req, "Read Request of %d octets of the PD2 buffer" % READ_LEN)
+    expect_terminate(s, crc_on, DDP_U_NO_BUF, req, within, "Read Request")
 
 
 def opcode_of(ulpdu):
@@ -149,8 +203,92 @@ def send(s, data, what):
     say("sent: %s (%d octets: %s)" % (what, len(data), data[:24].hex()))
 
 
+RESP_STAG, RESP_LEN = 0x00FACE01, 4096
+RREQ_BODY = struct.Struct(">IQIIQ")  # sink STag, TO, size, source STag, TO
+
+
+def read_mpa_request(s, deadline):
+    hdr = wp.recv_exact(s, 20, deadline, "the MPA request")
+    flags, rev, pd_len = hdr[16], hdr[17], struct.unpack(">H", hdr[18:20])[0]
+    if hdr[:16] != wp.KEY_REQ:
+        raise Fail("MPA request key is %r" % hdr[:16])
+    pd = wp.recv_exact(s, pd_len, deadline, "the MPA request private data")
+    say("mpa request: rev=%d flags=%02x pd_len=%d" % (rev, flags, pd_len))
+    return flags, rev, pd
+
+
+def read_rreq(s, crc_on, deadline, what):
+    """A Read Request's (msn, sink STag, sink TO, size, source STag)."""
+    ulpdu = wp.read_fpdu(s, crc_on, deadline, what)
+    if opcode_of(ulpdu) != OP_READ_REQ or len(ulpdu) != 18 + RREQ_BODY.size:
+        raise Fail("%s: an FPDU that is no Read Request: %s" %
+                   (what, ulpdu[:24].hex()))
+    msn = struct.unpack(">I", ulpdu[10:14])[0]
+    sink, sink_to, size, src, _ = RREQ_BODY.unpack(ulpdu[18:])
+    say("read request: MSN %d, %d octets of STag 0x%08x into STag 0x%08x" %
+        (msn, size, src, sink))
+    return msn, sink, sink_to, size, src
+
+
+def rtr_read_responder(args):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((args.server, args.port))
+    ls.listen(1)
+    ls.settimeout(args.wait)
+    say("listening on %s:%d" % (args.server, args.port))
+    s, peer = ls.accept()
+    ls.close()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    say("local %s:%d, peer %s:%d" % (s.getsockname() + peer))
+    deadline = time.monotonic() + args.wait
+    flags, rev, pd = read_mpa_request(s, deadline)
+    if rev != 2 or not flags & wp.F_ENHANCED or len(pd) < 4:
+        raise Fail("no MPA revision 2 request with IRD/ORD")
+    ird, ord_ = struct.unpack(">HH", pd[:4])
+    if not ird & MPA_V2_P2P or not ord_ & MPA_V2_RTR_READ:
+        raise Fail("the request does not offer peer-to-peer mode with a "
+                   "Read RTR (IRD word %04x, ORD word %04x)" % (ird, ord_))
+    crc_on = bool(flags & wp.F_CRC)
+    rep_pd = struct.pack(">HH", MPA_V2_P2P | 1, MPA_V2_RTR_READ | 1) + \
+        struct.pack(">IQI", RESP_STAG, 0, RESP_LEN)
+    s.sendall(wp.KEY_REP + struct.pack(">BBH", wp.F_ENHANCED |
+                                       (wp.F_CRC if crc_on else 0), 2,
+                                       len(rep_pd)) + rep_pd)
+    say("sent: MPA reply, peer-to-peer with the Read RTR")
+    within = args.answer_within
+    rtr = read_rreq(s, crc_on, time.monotonic() + within, "the Read RTR")
+    if rtr[3]:
+        raise Fail("the RTR Read Request asks for %d octets" % rtr[3])
+    req = read_rreq(s, crc_on, time.monotonic() + args.wait,
+                    "the consumer's RDMA Read Request")
+    if req[3] != RESP_LEN or req[4] != RESP_STAG or req[0] != rtr[0] + 1:
+        raise Fail("the consumer's Read asks for %d octets of STag 0x%08x "
+                   "(MSN %d)" % (req[3], req[4], req[0]))
+    send(s, wp.fpdu(wp.tagged_hdr(OP_READ_RESP, rtr[1], rtr[2]), crc_on),
+         "zero length Read Response, the answer to the RTR")
+    data = bytes(pattern_a(i) for i in range(RESP_LEN))
+    send(s, wp.fpdu(wp.tagged_hdr(OP_READ_RESP, req[1], req[2]) + data,
+                    crc_on), "Read Response, %d octets of pattern A" %
+         RESP_LEN)
+    # The consumer checks its data and disconnects; a Terminate fails.
+    end = time.monotonic() + args.wait
+    try:
+        while True:
+            ulpdu = wp.read_fpdu(s, crc_on, end, "the consumer's close")
+            if opcode_of(ulpdu) == wp.OP_TERMINATE:
+                raise Fail("siw terminated the connection: %s" %
+                           ulpdu[:28].hex())
+            say("then an FPDU with RDMAP opcode %s" % opcode_of(ulpdu))
+    except Fail as e:
+        if "closed" not in str(e) and "reset" not in str(e):
+            raise
+    say("closed by the consumer")
+
+
 def rdma_cm_case(s, args):
-    s.sendall(wp.mpa_request(2))
+    s.sendall(mpa_request_p2p_read_rtr() if args.case == "rtr-read-ird0"
+              else wp.mpa_request(2))
     deadline = time.monotonic() + args.wait
     flags, rev, pd = wp.read_reply(s, deadline)
     if flags & wp.F_REJECT:
@@ -199,6 +337,9 @@ def rdma_cm_case(s, args):
                 "read-no-access": RDMAP_ACCESS,
                 "read-ird0": DDP_U_NO_BUF}[case]
         expect_terminate(s, crc_on, want, req, within, "Read Request")
+        return
+    if case == "rtr-read-ird0":
+        rtr_read_ird0(s, crc_on, ird, ord_, v, within)
         return
     if case == "write-no-access":
         w = wp.fpdu(wp.tagged_hdr(wp.OP_WRITE, v.stag_pd2, v.addr_pd2) +
@@ -254,6 +395,9 @@ def qpc_case(s, args):
 
 
 def run(args):
+    if args.case == "rtr-read-responder":
+        rtr_read_responder(args)
+        return
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     s.settimeout(args.wait)
@@ -267,7 +411,8 @@ def run(args):
 
 
 CASES = ("read-ok", "read-other-pd", "read-no-access", "write-no-access",
-         "read-ird0", "write-dereg", "qpc-short", "qpc-magic")
+         "read-ird0", "rtr-read-ird0", "write-dereg", "qpc-short",
+         "qpc-magic", "rtr-read-responder")
 
 
 def main():

@@ -79,6 +79,7 @@ enum siw_tx_kind {
 enum {
 	SIW_TX_PENDING,		/* there may be something to send */
 	SIW_TX_HOLD,		/* responder waits for the peer's RTR */
+	SIW_TX_RTR_READ,	/* initiator: our Read RTR is unanswered */
 };
 
 struct siw_tx {
@@ -209,7 +210,8 @@ void siw_sq_recheck_later(struct siw_qp *qp);
 void siw_tx_write_space(struct siw_qp *qp, struct sock *sk);
 void siw_tx_terminate(struct siw_qp *qp, const struct siw_term_code *tc,
 		      u16 hdrct, const u8 *opt, u32 opt_len);
-bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr);
+bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr,
+		       bool rtr);
 bool siw_tx_read_sink(struct siw_qp *qp, struct siw_sqe *sqe);
 void siw_tx_read_done(struct siw_qp *qp, enum siw_wc_status status);
 int siw_tx_module_init(void);

@@ -172,14 +172,18 @@ static int siw_rx_begin_rresp(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	struct siw_sge *sink;
 	siw_mem_err_t err;
 
-	if (!siw_tx_read_sink(qp, &sqe)) {
-		/* Answer to our zero length Read RTR. */
+	if (test_bit(SIW_TX_RTR_READ, &qp->tx.flags)) {
+		/* Responses come in order: this one answers our Read RTR. */
 		if (!h->payload_len)
 			return 0;
+		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_TAGGED,
+						       DDP_T_BASE_BOUNDS),
+				     "RDMA Read Response to the zero length Read RTR carries data");
+	}
+	if (!siw_tx_read_sink(qp, &sqe))
 		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_OP,
 						       RDMAP_OPCODE),
 				     "RDMA Read Response without a Read");
-	}
 	if (!h->payload_len)
 		return 0;
 	sink = &sqe.sge[0];
@@ -270,6 +274,14 @@ static int siw_rx_begin_send(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	return 0;
 }
 
+/* The peer's zero length Read RTR: its first FPDU, while TX waits for it. */
+static bool siw_rx_is_rtr_read(struct siw_qp *qp,
+			       const struct siw_iwarp_hdr *h)
+{
+	return h->opcode == SIW_RDMAP_READ_REQ && !h->u.rreq.size &&
+	       test_bit(SIW_TX_HOLD, &qp->tx.flags);
+}
+
 static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 {
 	struct siw_tx *tx = &qp->tx;
@@ -287,6 +299,8 @@ static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 						       RDMAP_ACCESS),
 				     "RDMA Read of STag 0x%08x refused: the QP does not allow remote reads",
 				     h->u.rreq.src_stag);
+	if (siw_rx_is_rtr_read(qp, h))
+		return 0;	/* answered whatever the IRD */
 	spin_lock_irqsave(&tx->irq_lock, flags);
 	room = siw_irq_room(tx);
 	spin_unlock_irqrestore(&tx->irq_lock, flags);
@@ -512,8 +526,10 @@ static void siw_rx_rresp_done(struct siw_qp *qp)
 {
 	struct siw_sqe sqe;
 
-	if (!siw_tx_read_sink(qp, &sqe))
+	if (test_and_clear_bit(SIW_TX_RTR_READ, &qp->tx.flags))
 		return;		/* the RTR's answer */
+	if (!siw_tx_read_sink(qp, &sqe))
+		return;
 	if (sqe.opcode == SIW_OP_READ_LOCAL_INV && sqe.num_sge &&
 	    siw_mem_invalidate(qp->sdev, qp->base.pd, sqe.sge[0].lkey) !=
 	    SIW_MEM_OK) {
@@ -528,6 +544,7 @@ static void siw_rx_end(struct siw_qp *qp)
 {
 	struct siw_rxs *rx = &qp->rx;
 	const struct siw_iwarp_hdr *h = siw_rx_hdr(&rx->parser);
+	bool rtr = siw_rx_is_rtr_read(qp, h);
 	struct siw_rresp rr;
 
 	siw_rx_put_ranges(rx);
@@ -553,7 +570,7 @@ static void siw_rx_end(struct siw_qp *qp)
 		rr.size = h->u.rreq.size;
 		rr.src_stag = h->u.rreq.src_stag;
 		rr.src_to = h->u.rreq.src_to;
-		siw_tx_push_rresp(qp, &rr);
+		siw_tx_push_rresp(qp, &rr, rtr);
 		break;
 	case SIW_RDMAP_TERMINATE:
 		siw_rx_peer_terminated(qp, h);

@@ -183,14 +183,21 @@ void siw_tx_read_done(struct siw_qp *qp, enum siw_wc_status status)
  * The peer's RDMA Read Requests (IRQ).
  */
 
-bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr)
+/*
+ * Queue the answer to a Read Request of the peer, within the IRD. The
+ * peer's zero length Read RTR (@rtr) is part of connection setup, not a
+ * Read of the consumer's: it is answered also with an IRD of 0 (RFC 6581
+ * leaves no other way to finish the setup).
+ */
+bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr,
+		       bool rtr)
 {
 	struct siw_tx *tx = &qp->tx;
 	unsigned long flags;
 	bool ok;
 
 	spin_lock_irqsave(&tx->irq_lock, flags);
-	ok = siw_irq_room(tx);
+	ok = rtr || siw_irq_room(tx);
 	if (ok)
 		tx->irq[tx->irq_tail++ % SIW_IRQ_SIZE] = *rr;
 	spin_unlock_irqrestore(&tx->irq_lock, flags);
@@ -793,10 +800,13 @@ static void siw_tx_start_rtr(struct siw_qp *qp)
 	struct siw_tx *tx = &qp->tx;
 	u8 opcode = SIW_RDMAP_SEND;
 
-	if (tx->rtr & SIW_MPA_RTR_WRITE)
+	if (tx->rtr & SIW_MPA_RTR_WRITE) {
 		opcode = SIW_RDMAP_WRITE;
-	else if (tx->rtr & SIW_MPA_RTR_READ)
+	} else if (tx->rtr & SIW_MPA_RTR_READ) {
 		opcode = SIW_RDMAP_READ_REQ;
+		/* Its answer is no answer to a Read of the consumer's. */
+		set_bit(SIW_TX_RTR_READ, &tx->flags);
+	}
 	tx->rtr = 0;
 	siw_tx_begin(tx, SIW_TX_RTR, opcode, 0);
 	memset(&tx->sqe, 0, sizeof(tx->sqe));
@@ -1159,6 +1169,7 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 		set_bit(SIW_TX_HOLD, &tx->flags);
 	else
 		clear_bit(SIW_TX_HOLD, &tx->flags);
+	clear_bit(SIW_TX_RTR_READ, &tx->flags);
 	siw_rx_reset(qp, p->crc);
 	WRITE_ONCE(tx->sock, p->sock);
 	mutex_unlock(&tx->mutex);
