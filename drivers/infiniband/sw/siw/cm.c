@@ -792,8 +792,7 @@ static void siw_cep_request_in(struct siw_cep *cep)
 	rv = siw_cep_read_frame(cep, false);
 	if (!rv)
 		return;
-	/* A whole request, or a bad one: it no longer waits. */
-	siw_listener_got_request(cep);
+	/* Until it is answered, it keeps its room in the listener. */
 	if (rv < 0) {
 		if (rv == -EPROTO) {
 			siw_cep_log(err, cep, "bad MPA request: %s\n",

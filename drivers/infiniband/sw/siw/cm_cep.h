@@ -48,7 +48,7 @@ struct siw_cep {
 	struct mutex mutex;		/* everything below */
 	enum siw_cep_state state;
 	bool put_alive;			/* closed: drop the table's reference */
-	bool waiting;			/* counts against its listener's room */
+	bool waiting;			/* holds room in its listener */
 	struct socket *sock;
 	struct siw_qp *data_qp;		/* set: upcalls go to the engine */
 	struct siw_qp *qp;		/* referenced */
@@ -103,7 +103,6 @@ void siw_cep_unlock(struct siw_cep *cep);
 int siw_cm_create_listen(struct iw_cm_id *id, int backlog);
 int siw_cm_destroy_listen(struct iw_cm_id *id);
 void siw_listener_unlink(struct siw_cep *cep);
-void siw_listener_got_request(struct siw_cep *cep);
 bool siw_listener_closing(struct siw_listener *l);
 bool siw_listener_is_qpc(const struct siw_listener *l);
 struct iw_cm_id *siw_listener_cm_id(const struct siw_listener *l);

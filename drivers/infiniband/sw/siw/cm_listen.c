@@ -24,11 +24,13 @@
 #define SIW_CM_MAX_LISTEN_ADDRS		16
 
 /*
- * Endpoints that wait for their peer's MPA request cost memory and a timer
- * each, and a peer can open TCP connections that say nothing. A listener
- * keeps at most its backlog of them (within these bounds); more wait in
- * TCP's accept queue, which the backlog bounds too, until one of them got
- * its request or gave up. Over all listeners at most SIW_CM_MAX_WAITING:
+ * Endpoints that wait for their peer's MPA request, or for the answer of
+ * the listener's consumer to it, cost memory, a socket and a timer each,
+ * and a peer can open TCP connections that say nothing, or ask and never
+ * hear back from a consumer that is slow to answer. A listener keeps at
+ * most its backlog of them (within these bounds); more wait in TCP's
+ * accept queue, which the backlog bounds too, until one of them was
+ * answered or gave up. Over all listeners at most SIW_CM_MAX_WAITING:
  * beyond that a new connection is closed at once.
  */
 #define SIW_CM_MIN_WAITING		16
@@ -97,10 +99,10 @@ static void siw_listener_kick(struct siw_listener *l)
 }
 
 /*
- * @cep no longer waits for its MPA request (it has it, or it ends): make
- * room for another connection. Under cep->mutex.
+ * @cep leaves the listener's room (accepted, refused, closed): make room
+ * for another connection. Under cep->mutex.
  */
-void siw_listener_got_request(struct siw_cep *cep)
+static void siw_listener_free_room(struct siw_cep *cep)
 {
 	struct siw_listener *l = cep->listener;
 	bool kick;
@@ -125,7 +127,7 @@ void siw_listener_unlink(struct siw_cep *cep)
 
 	if (!l)
 		return;
-	siw_listener_got_request(cep);
+	siw_listener_free_room(cep);
 	spin_lock_bh(&l->lock);
 	list_del_init(&cep->lnode);
 	spin_unlock_bh(&l->lock);
@@ -163,7 +165,7 @@ static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 	if (atomic_inc_return(&siw_cm_waiting) > SIW_CM_MAX_WAITING) {
 		atomic_dec(&siw_cm_waiting);
 		siw_warn_rl(l->sdev,
-			    "%d connections to siw listeners wait for their MPA request; closing a new one\n",
+			    "%d connections to siw listeners wait for their MPA request or its answer; closing a new one\n",
 			    SIW_CM_MAX_WAITING);
 		sock_release(sock);
 		return;
@@ -196,7 +198,7 @@ static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 	} else {
 		if (full)
 			siw_warn_rl(l->sdev,
-				    "listener %pISpc: %u connections wait for their MPA request; accepting more once one of them ends\n",
+				    "listener %pISpc: %u connections wait for their MPA request or its answer; accepting more once one of them ends\n",
 				    &cep->laddr, l->max_waiting);
 		siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
 		siw_cep_event(cep, SIW_CEP_EV_DATA);
