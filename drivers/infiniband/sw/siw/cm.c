@@ -1067,6 +1067,11 @@ static void siw_cep_work(struct work_struct *work)
 				siw_cep_connect_failed(cep, -ECONNRESET);
 			else
 				siw_cep_close(cep, !abort, 0);
+		} else if (test_and_clear_bit(SIW_CEP_EV_UNLISTEN,
+					      &cep->events)) {
+			/* A reported request waits for its answer. */
+			if (cep->state == SIW_CEP_AWAIT_REQUEST)
+				siw_cep_close(cep, false, 0);
 		} else if (test_and_clear_bit(SIW_CEP_EV_CONNECTED,
 					      &cep->events)) {
 			if (cep->state == SIW_CEP_CONNECTING)

@@ -35,6 +35,7 @@ enum {
 	SIW_CEP_EV_TIMEOUT,
 	SIW_CEP_EV_CLOSE,	/* close gracefully (QP, engine) */
 	SIW_CEP_EV_ABORT,	/* close by abort */
+	SIW_CEP_EV_UNLISTEN,	/* the listener is gone: abort unless reported */
 };
 
 struct siw_cep {

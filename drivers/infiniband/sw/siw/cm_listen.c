@@ -382,9 +382,9 @@ static struct siw_listener *siw_listener_alloc(struct siw_device *sdev,
  * 3. the accept work is cancelled, or waited for: it may be inside
  *    kernel_accept() on the sockets;
  * 4. only then the sockets go;
- * 5. endpoints not yet reported are aborted; reported ones wait for
- *    iw_cm's accept or reject, and hold the listener (and its cm_id)
- *    until they leave it;
+ * 5. endpoints still waiting for their MPA request are aborted; those
+ *    reported to iw_cm wait for its accept or reject, and hold the
+ *    listener (and its cm_id) until they leave it (SIW_CEP_EV_UNLISTEN);
  * 6. the creation reference goes.
  * This is also the way out of a create that failed half way.
  */
@@ -405,7 +405,7 @@ static void siw_listener_destroy(struct siw_listener *l)
 
 	spin_lock_bh(&l->lock);
 	list_for_each_entry(cep, &l->ceps, lnode)
-		siw_cep_event(cep, SIW_CEP_EV_ABORT);
+		siw_cep_event(cep, SIW_CEP_EV_UNLISTEN);
 	spin_unlock_bh(&l->lock);
 	kref_put(&l->ref, siw_listener_release);
 }
