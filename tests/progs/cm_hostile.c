@@ -4,6 +4,8 @@
  *
  *	cm_hostile cycle ADDR PORT CYCLES SECS listen|eaddrinuse
  *	cm_hostile stale ADDR PORT1 PORT2 SECS
+ *	cm_hostile hold ADDR PORT SECS
+ *	cm_hostile orphan ADDR PORT SECS
  *
  * cycle: up to CYCLES times (and for SECS seconds at most), one rdma_cm ID
  * is created, bound to ADDR:PORT, listens and is destroyed, while peers
@@ -22,6 +24,17 @@
  * be accepted normally (ESTABLISHED). Each accept sends the text
  * "accepted on port N" as private data, so that the peers can tell which
  * listener answered them.
+ *
+ * hold: a consumer that never answers. Listens on ADDR:PORT (backlog 3),
+ * takes every event for SECS seconds and answers no connection request
+ * (keeps its ID), then prints how many requests came ("requests N") and
+ * destroys everything. The driver must bound what such requests cost.
+ *
+ * orphan: listens on ADDR:PORT, waits up to SECS for one connection
+ * request, destroys the listening ID, and only then accepts the request
+ * with a QP of its own: the request was reported before its listener
+ * went, so the accept must succeed (RDMA_CM_EVENT_ESTABLISHED), as a
+ * TCP connection accepted from a listening socket outlives that socket.
  *
  * Exit 0 pass, 1 fail.
  */
@@ -269,6 +282,69 @@ static int stale(const char *addr, const char *port1, const char *port2,
 	pass();
 }
 
+static int hold(const char *addr, const char *port, int secs)
+{
+	struct rdma_event_channel *ch = make_channel();
+	struct rdma_cm_id *l = listen_on(ch, addr, port, 3);
+	struct rdma_cm_id **ids = NULL;
+	struct rdma_cm_event *ev;
+	unsigned int n = 0, i;
+	double end = now_s() + secs;
+
+	note("listening on %s:%s (backlog 3), answering nothing for %d s",
+	     addr, port, secs);
+	while (now_s() < end) {
+		ev = event_within(ch, 200);
+		if (!ev)
+			continue;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			ids = realloc(ids, (n + 1) * sizeof(*ids));
+			if (!ids)
+				fail("out of memory");
+			ids[n++] = ev->id;
+		} else {
+			note("event %s (status %d)", rdma_event_str(ev->event),
+			     ev->status);
+		}
+		rdma_ack_cm_event(ev);
+	}
+	printf("requests %u\n", n);
+	for (i = 0; i < n; i++)
+		rdma_destroy_id(ids[i]);
+	free(ids);
+	rdma_destroy_id(l);
+	rdma_destroy_event_channel(ch);
+	pass();
+}
+
+static int orphan(const char *addr, const char *port, int secs)
+{
+	struct rdma_event_channel *ch = make_channel();
+	struct rdma_cm_id *l = listen_on(ch, addr, port, 8);
+	struct rdma_cm_id *id;
+	const char *ev;
+	int err, status;
+
+	note("listening on %s:%s", addr, port);
+	id = wait_request(ch, port, secs);
+	make_cm_qp(id);
+	step("destroying the listener, then accepting its request");
+	rdma_destroy_id(l);
+	err = accept_as(id, port);
+	if (err)
+		fail_err(err, "rdma_accept of a request reported before its listener went");
+	ev = event_of(ch, WAIT_MS, &status);
+	if (strcmp(ev, "RDMA_CM_EVENT_ESTABLISHED"))
+		fail("after rdma_accept: %s (status %d), expected RDMA_CM_EVENT_ESTABLISHED",
+		     ev, status);
+	note("%s", ev);
+	rdma_disconnect(id);
+	rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	pass();
+}
+
 int main(int argc, char **argv)
 {
 	set_prog(argv[0]);
@@ -282,8 +358,14 @@ int main(int argc, char **argv)
 	}
 	if (argc == 6 && !strcmp(argv[1], "stale"))
 		return stale(argv[2], argv[3], argv[4], atoi(argv[5]));
+	if (argc == 5 && !strcmp(argv[1], "hold"))
+		return hold(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "orphan"))
+		return orphan(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr,
 		"usage: %s cycle ADDR PORT CYCLES SECS listen|eaddrinuse\n"
-		"       %s stale ADDR PORT1 PORT2 SECS\n", prog, prog);
+		"       %s stale ADDR PORT1 PORT2 SECS\n"
+		"       %s hold ADDR PORT SECS\n"
+		"       %s orphan ADDR PORT SECS\n", prog, prog, prog, prog);
 	return EXIT_FAIL;
 }

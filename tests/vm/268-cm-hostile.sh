@@ -22,6 +22,17 @@
 #           rest must wait in the kernel's accept queue (the listening
 #           socket's Recv-Q in B is not 0), and a log line says so. Once A
 #           closes them, a real rping client must still pass.
+#   unanswered  a consumer that takes connection requests and never
+#           answers them (tests/progs/cm_hostile hold, backlog 3) on B;
+#           A opens 64 TCP connections to it, each sending one valid MPA
+#           request (cm_flood.py silent --mpa) once it is up. For 10 s, while
+#           TCP lets in more of them, at most 16 may be siw's (a request
+#           reported and unanswered holds its room like one still to come),
+#           the consumer sees at most 16 requests, the rest wait in the
+#           accept queue, and a log line says so.
+#   orphan  a consumer destroys its listener after a request was reported
+#           to it and then accepts the request (cm_hostile orphan): the
+#           accept succeeds and the peer gets the MPA reply.
 #   flood   a librdmacm program (tests/progs/cm_hostile cycle) creates,
 #           binds to 0.0.0.0:P, listens with and destroys an rdma_cm ID,
 #           1000 times or for 12 s, while A floods B's address on P with
@@ -42,8 +53,9 @@
 # P 30 s later, and the kernel stays clean (no oops, list or refcount
 # report, hung task).
 # The module unloads without leaks at the end. Cases run in the order
-# stale, backlog, flood, inuse (the last two are the most likely to bring
-# the kernel down); arguments pick some: 268-cm-hostile.sh flood inuse.
+# stale, backlog, unanswered, orphan, flood, inuse (the last two are the
+# most likely to bring the kernel down); arguments pick some:
+# 268-cm-hostile.sh flood inuse.
 # Each case runs in a subshell: a failed one does not keep the next from
 # running, and the kernel reports that came during a case fail it too.
 . "$(dirname "$0")/lib.sh"
@@ -161,6 +173,66 @@ case_backlog() {
 	echo "   rping -c -V -C 5 afterwards: passed"
 	siw_param mpa_timeout_ms 10000
 	wait_settled backlog
+}
+
+case_unanswered() {
+	local port=21013 n=64 go=$TLOG/unanswered.go fpid q e maxq=0 held=0 i line reqs
+	step "unanswered: $n connections with an MPA request to a consumer that never answers"
+	# Requests wait for their answer longer than the case lasts.
+	siw_param mpa_accept_timeout_ms 60000
+	srv_start b 120 "$TLOG/unanswered.srv" "$progs/cm_hostile" hold "$IP_B" "$port" 25
+	wait_listen b "$port" "$SRV_PID" || { show_log "$TLOG/unanswered.srv"; fail "unanswered: cm_hostile hold does not listen"; }
+	rm -f "$go"
+	on a "$PY" "$FLOOD" silent --mpa --server "$IP_B" --port "$port" --count "$n" \
+		--until "$go" --max-secs 60 >"$TLOG/unanswered.flood" 2>&1 &
+	fpid=$!
+	wait_for 30 grep -q '^connected' "$TLOG/unanswered.flood"
+	# TCP drops the SYNs beyond its accept queue (backlog 3); the peers
+	# send them again after 1, 3, 7 s: look for 10 s, while more come.
+	for i in $(seq 10); do
+		read -r q e < <(backlog_look b "$IP_B" "$port")
+		((q > maxq)) && maxq=$q
+		((e - q > held)) && held=$((e - q))
+		sleep 1
+	done
+	echo "   peer: $(grep '^connected' "$TLOG/unanswered.flood")"
+	echo "   in b, most seen in 10 looks over 10 s: $held connections taken by siw, $maxq in the listening socket's accept queue (Recv-Q)"
+	srv_wait "$SRV_PID" || { show_log "$TLOG/unanswered.srv"; fail "unanswered: cm_hostile hold failed"; }
+	SRV_PIDS=()
+	touch "$go"
+	wait "$fpid" || true
+	reqs=$(sed -n 's/^requests //p' "$TLOG/unanswered.srv")
+	echo "   the consumer saw ${reqs:-no} requests"
+	((held <= 16)) ||
+		fail "unanswered: siw took $held connections whose requests nobody answers; at most max(backlog 3, 16) = 16 may wait"
+	((${reqs:-99} <= 16)) ||
+		fail "unanswered: the consumer got $reqs requests it never answered; at most 16 may wait"
+	((maxq > 0)) ||
+		fail "unanswered: the listening socket's accept queue stayed empty: the connections siw did not take must wait there"
+	line=$(dmesg | grep -E "siw_b: listener $IP_B:$port: .* wait for their MPA request or its answer" | tail -n1) ||
+		fail "unanswered: no log line about connections waiting for an answer"
+	echo "   log: ${line#*] }"
+	wait_settled unanswered
+}
+
+case_orphan() {
+	local port=21014 rc=0 reply
+	step "orphan: a request accepted after its listener was destroyed"
+	srv_start b 60 "$TLOG/orphan.srv" "$progs/cm_hostile" orphan "$IP_B" "$port" 30
+	wait_listen b "$port" "$SRV_PID" || { show_log "$TLOG/orphan.srv"; fail "orphan: cm_hostile orphan does not listen"; }
+	run_client a 40 "$TLOG/orphan.cli" "$PY" "$FLOOD" request \
+		--server "$IP_B" --port "$port" --wait 30 --hold 2 || rc=$?
+	show_log "$TLOG/orphan.cli"
+	local src=0
+	srv_wait "$SRV_PID" || src=$?
+	SRV_PIDS=()
+	show_log "$TLOG/orphan.srv"
+	((src == 0)) || fail "orphan: cm_hostile orphan exit $src"
+	((rc == 0)) || fail "orphan: the peer exit $rc"
+	reply=$(sed -n "s/^mpa reply.*: accept, pd '\(.*\)'$/\1/p" "$TLOG/orphan.cli")
+	[[ $reply == "accepted on port $port" ]] ||
+		fail "orphan: the peer got no accept (its reply: '${reply:-none}')"
+	wait_settled orphan
 }
 
 # The process tree under PID: each task's kernel stack (where it waits).
@@ -283,10 +355,10 @@ cases=()
 for c in "$@"; do
 	[[ -z $c ]] || cases+=("$c")
 done
-((${#cases[@]})) || cases=(stale backlog flood inuse)
+((${#cases[@]})) || cases=(stale backlog unanswered orphan flood inuse)
 failed=()
 for c in "${cases[@]}"; do
-	declare -F "case_$c" >/dev/null || fail "no case '$c' (stale, backlog, flood, inuse)"
+	declare -F "case_$c" >/dev/null || fail "no case '$c' (stale, backlog, unanswered, orphan, flood, inuse)"
 	K0=$(dmesg | wc -l)
 	t0=$SECONDS rc=0
 	# A subshell per case: its first failed check ends it, the next

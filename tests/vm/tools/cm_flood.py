@@ -6,7 +6,7 @@ tests/vm/268-cm-hostile.sh.
     cm_flood.py flood   --server IP --port PORT --secs S [--until FILE]
                         [--hold-ms MS] [--max-open N]
     cm_flood.py silent  --server IP --port PORT --count N --until FILE
-                        [--max-secs S]
+                        [--max-secs S] [--mpa]
     cm_flood.py request --server IP --port PORT [--wait S] [--hold S]
 
 flood: prints "flooding", then, until FILE exists (S seconds at most),
@@ -18,7 +18,10 @@ the end; exit 0.
 
 silent: opens N connections at once and sends nothing. Prints how many
 are up after 1.5 s ("connected K of N"), holds them until FILE exists
-(at most S seconds), then closes them all; exit 0.
+(at most S seconds), then closes them all; exit 0. With --mpa each
+connection that is up sends one valid MPA request (rev 2) at 1.5 s and
+then nothing more: a request the listener's consumer may leave
+unanswered.
 
 request: one connection, a valid MPA request (rev 2), then waits up to S
 seconds for the server's MPA reply or for it to close the connection.
@@ -134,14 +137,21 @@ def silent(args):
         s.connect_ex(addr)
         socks.append(s)
     time.sleep(1.5)
-    up = 0
+    up = sent = 0
     for s in socks:
         try:
             s.getpeername()
             up += 1
+            if args.mpa:
+                s.send(iwarp_peer.mpa_request(2))
+                sent += 1
         except OSError:
             pass
-    say("connected %d of %d, sending nothing" % (up, args.count))
+    if args.mpa:
+        say("connected %d of %d, sent %d MPA requests" %
+            (up, args.count, sent))
+    else:
+        say("connected %d of %d, sending nothing" % (up, args.count))
     end = time.monotonic() + args.max_secs
     while not os.path.exists(args.until) and time.monotonic() < end:
         time.sleep(0.1)
@@ -203,6 +213,7 @@ def main():
     ap.add_argument("--max-secs", type=float, default=60.0)
     ap.add_argument("--wait", type=float, default=90.0)
     ap.add_argument("--hold", type=float, default=5.0)
+    ap.add_argument("--mpa", action="store_true")
     args = ap.parse_args()
     try:
         return {"flood": flood, "silent": silent, "request": request}[
