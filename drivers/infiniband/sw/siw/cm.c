@@ -88,8 +88,9 @@ static void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord,
 	pol->rev = READ_ONCE(mpa_rev) == SIW_MPA_REV_1 ? SIW_MPA_REV_1 :
 							 SIW_MPA_REV_2;
 	pol->crc = crc > SIW_MPA_CRC_ALWAYS ? SIW_MPA_CRC_ALWAYS : crc;
-	pol->ird = ird;
-	pol->ord = ord;
+	/* What a consumer asks for, within what the engine keeps track of. */
+	pol->ird = min_t(u16, ird, SIW_MAX_IRD);
+	pol->ord = min_t(u16, ord, SIW_MAX_ORD);
 	pol->p2p = p2p;
 	pol->rtr = SIW_MPA_RTR_WRITE | SIW_MPA_RTR_READ;
 }
