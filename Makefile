@@ -4,9 +4,10 @@
 # it, and runs the tests (userspace unit tests, then QEMU guest tests).
 
 # Newest installed kernel that has headers (Debian's linux-headers-amd64),
-# unless the caller says otherwise.
+# unless the caller says otherwise (KVER, or SIW_KERNEL: a kernel build
+# directory such as make debug-kernel's); tools/kver decides.
 KVER ?= $(shell tools/kver)
-KDIR ?= /lib/modules/$(KVER)/build
+KDIR ?= $(shell tools/kver --build)
 SIWDIR := $(CURDIR)/drivers/infiniband/sw/siw
 BUILD := $(CURDIR)/build
 KBUILD_ARGS := -C $(KDIR) M=$(SIWDIR) CONFIG_RDMA_SIW=m

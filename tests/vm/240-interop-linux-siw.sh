@@ -4,7 +4,7 @@
 # providers: stock ours
 #
 # Interoperability with Linux's own siw: OUR siw on host A, Linux's
-# (linux_siw, build/linux-siw/siw_linux.ko) on host B, each on its end of
+# (linux_siw, build/linux-siw/RELEASE/siw_linux.ko) on host B, each on its end of
 # one veth pair. For our mpa_rev 2 and 1 and mpa_crc 0 (off) and 2 (always
 # ask), in both directions (client in A, then client in B): rping with
 # data verification, then ib_send_bw, ib_write_bw and ib_read_bw (-R) at

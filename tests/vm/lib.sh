@@ -133,12 +133,12 @@ on() {
 #
 # SIW_TEST_TYPE is the RDMA link type the traffic tests (2xx) put on both
 # hosts: "siw" (ours, the default) or "linux_siw" (Linux's own siw, built by
-# tools/linux-siw/build into build/linux-siw/siw_linux.ko). tools/testing/vm/run
+# tools/linux-siw/build into build/linux-siw/KERNEL-RELEASE/siw_linux.ko). tools/testing/vm/run
 # passes every SIW_TEST_* variable of its caller into the guest, so
 #     SIW_TEST_TYPE=linux_siw tools/testing/vm/run tests/vm/200-rping.sh
 # points a traffic test at Linux's siw.
 SIW_TEST_TYPE=${SIW_TEST_TYPE:-siw}
-LINUX_SIW_KO=${SIW_BUILD:-${SIW_SRC:-.}/build}/linux-siw/siw_linux.ko
+LINUX_SIW_KO=${SIW_BUILD:-${SIW_SRC:-.}/build}/linux-siw/$(uname -r)/siw_linux.ko
 
 # Loaded module of a link type ("siw" -> siw, "linux_siw" -> siw_linux).
 link_type_module() {
