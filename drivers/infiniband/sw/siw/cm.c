@@ -23,6 +23,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
@@ -152,6 +153,8 @@ struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 	return cep;
 }
 
+ALLOW_ERROR_INJECTION(siw_cep_alloc, NULL);
+
 static struct siw_cep *siw_cep_lookup(u32 id)
 {
 	struct siw_cep *cep;
@@ -262,7 +265,8 @@ static void siw_cep_sock_unhook(struct siw_cep *cep)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-static int siw_cep_send(struct siw_cep *cep, const void *buf, size_t len)
+static noinline int siw_cep_send(struct siw_cep *cep, const void *buf,
+				 size_t len)
 {
 	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
@@ -273,6 +277,8 @@ static int siw_cep_send(struct siw_cep *cep, const void *buf, size_t len)
 		return 0;
 	return rv < 0 ? rv : -EAGAIN;
 }
+
+ALLOW_ERROR_INJECTION(siw_cep_send, ERRNO);
 
 /*
  * Read the peer's MPA frame, never an octet past it: FPDUs may follow in

@@ -9,6 +9,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/inetdevice.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -225,8 +226,9 @@ static void siw_listener_accept(struct work_struct *work)
 	kref_put(&l->ref, siw_listener_release);
 }
 
-static int siw_listener_add(struct siw_listener *l, struct net *net,
-			    const struct sockaddr_storage *addr, int backlog)
+static noinline int siw_listener_add(struct siw_listener *l, struct net *net,
+				     const struct sockaddr_storage *addr,
+				     int backlog)
 {
 	struct siw_lsock *ls = &l->lsock[l->nr_lsock];
 	struct socket *sock;
@@ -254,6 +256,8 @@ static int siw_listener_add(struct siw_listener *l, struct net *net,
 	l->nr_lsock++;
 	return 0;
 }
+
+ALLOW_ERROR_INJECTION(siw_listener_add, ERRNO);
 
 /*
  * The listener is complete: let its sockets report connections, and take
@@ -357,8 +361,8 @@ static u32 siw_netdev_addrs(struct net_device *ndev, bool v4, bool v6,
 	return n;
 }
 
-static struct siw_listener *siw_listener_alloc(struct siw_device *sdev,
-					       int backlog)
+static noinline struct siw_listener *
+siw_listener_alloc(struct siw_device *sdev, int backlog)
 {
 	struct siw_listener *l = kzalloc(sizeof(*l), GFP_KERNEL);
 
@@ -373,6 +377,8 @@ static struct siw_listener *siw_listener_alloc(struct siw_device *sdev,
 			       SIW_CM_MAX_LISTEN_WAITING);
 	return l;
 }
+
+ALLOW_ERROR_INJECTION(siw_listener_alloc, NULL);
 
 /*
  * Teardown, in this order:

@@ -23,6 +23,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/error-injection.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -49,8 +50,8 @@ static size_t siw_cq_ring_size(u32 num)
  * Allocate a zeroed ring of @num CQEs. With @uctx (user CQs) it is offered
  * to that process, and *@key says where to map it.
  */
-static int siw_cq_ring_create(struct siw_cq_ring *ring, u32 num,
-			      struct ib_ucontext *uctx, u64 *key)
+static noinline int siw_cq_ring_create(struct siw_cq_ring *ring, u32 num,
+				       struct ib_ucontext *uctx, u64 *key)
 {
 	size_t size = siw_cq_ring_size(num);
 	struct rdma_user_mmap_entry *entry = NULL;
@@ -73,6 +74,8 @@ static int siw_cq_ring_create(struct siw_cq_ring *ring, u32 num,
 	ring->mmap_entry = entry;
 	return 0;
 }
+
+ALLOW_ERROR_INJECTION(siw_cq_ring_create, ERRNO);
 
 /* A user ring is freed once the process has no mapping of it left. */
 static void siw_cq_ring_destroy(struct siw_cq_ring *ring)

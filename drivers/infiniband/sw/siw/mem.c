@@ -16,6 +16,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -186,6 +187,8 @@ struct siw_mem *siw_mem_create(struct siw_device *sdev, struct ib_pd *pd,
 	mem->stag = siw_stag_make(index, key);
 	return mem;
 }
+
+ALLOW_ERROR_INJECTION(siw_mem_create, ERRNO);
 
 u8 siw_mem_random_key(void)
 {

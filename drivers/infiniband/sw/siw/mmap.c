@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -80,6 +81,8 @@ struct rdma_user_mmap_entry *siw_mmap_add(struct ib_ucontext *uctx,
 	*key = rdma_user_mmap_get_offset(&entry->base);
 	return &entry->base;
 }
+
+ALLOW_ERROR_INJECTION(siw_mmap_add, ERRNO);
 
 void siw_mmap_remove(struct rdma_user_mmap_entry *entry)
 {

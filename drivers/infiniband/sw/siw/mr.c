@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -70,7 +71,8 @@ static struct ib_mr *siw_get_dma_mr(struct ib_pd *pd, int access)
  * pages to the caller's RLIMIT_MEMLOCK (unless CAP_IPC_LOCK) and fails
  * with its own errno beyond it.
  */
-static int siw_mem_pin(struct siw_mem *mem, u64 start, u64 len, int access)
+static noinline int siw_mem_pin(struct siw_mem *mem, u64 start, u64 len,
+				int access)
 {
 	struct siw_mem_user *user = &mem->user;
 	struct sg_page_iter iter;
@@ -103,6 +105,8 @@ static int siw_mem_pin(struct siw_mem *mem, u64 start, u64 len, int access)
 	user->offset = ib_umem_offset(user->umem);
 	return 0;
 }
+
+ALLOW_ERROR_INJECTION(siw_mem_pin, ERRNO);
 
 static struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 				     u64 virt_addr, int access,

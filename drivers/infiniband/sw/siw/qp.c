@@ -12,9 +12,10 @@
 #include <linux/capability.h>
 #include <linux/completion.h>
 #include <linux/cred.h>
+#include <linux/error-injection.h>
 #include <linux/pid.h>
-#include <linux/sched.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
@@ -131,8 +132,8 @@ static int siw_qp_check_init_attr(struct siw_device *sdev,
 	return 0;
 }
 
-static int siw_qp_alloc_rings(struct siw_qp *qp,
-			      const struct ib_qp_init_attr *attr)
+static noinline int siw_qp_alloc_rings(struct siw_qp *qp,
+				       const struct ib_qp_init_attr *attr)
 {
 	int err;
 
@@ -149,6 +150,8 @@ static int siw_qp_alloc_rings(struct siw_qp *qp,
 		siw_sq_free(&qp->sq);
 	return err;
 }
+
+ALLOW_ERROR_INJECTION(siw_qp_alloc_rings, ERRNO);
 
 static void siw_qp_free_rings(struct siw_qp *qp)
 {

@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/overflow.h>
@@ -24,12 +25,14 @@
 #include "queue.h"
 #include "siw.h"
 
-static void *siw_ring_alloc(u32 num, size_t slot_size, bool user)
+static noinline void *siw_ring_alloc(u32 num, size_t slot_size, bool user)
 {
 	size_t size = array_size(num, slot_size);
 
 	return user ? vmalloc_user(size) : vzalloc(size);
 }
+
+ALLOW_ERROR_INJECTION(siw_ring_alloc, NULL);
 
 static u32 siw_ring_num(u32 num)
 {

@@ -18,6 +18,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -909,7 +910,7 @@ static int siw_tx_push_zcopy(struct siw_tx *tx)
 	return tx->fpdu_sent < tx->fpdu_len ? -EAGAIN : 0;
 }
 
-static int siw_tx_push(struct siw_qp *qp)
+static noinline int siw_tx_push(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
@@ -928,6 +929,8 @@ static int siw_tx_push(struct siw_qp *qp)
 	tx->fpdu_sent += rv;
 	return tx->fpdu_sent < tx->fpdu_len ? -EAGAIN : 0;
 }
+
+ALLOW_ERROR_INJECTION(siw_tx_push, ERRNO);
 
 /* The message in progress is on the wire. */
 static void siw_tx_msg_sent(struct siw_qp *qp)
@@ -1109,6 +1112,8 @@ int siw_engine_init(struct siw_qp *qp)
 	return tx->sent ? 0 : -ENOMEM;
 }
 
+ALLOW_ERROR_INJECTION(siw_engine_init, ERRNO);
+
 void siw_engine_free(struct siw_qp *qp)
 {
 	cancel_delayed_work_sync(&qp->tx.recheck);
@@ -1124,7 +1129,7 @@ void siw_engine_free(struct siw_qp *qp)
  * Responses from pages that cannot be held; with CRC on, any QP uses it,
  * or (no memory) takes the CRC over the source.
  */
-static int siw_tx_alloc_copy_buf(struct siw_qp *qp, bool crc)
+static noinline int siw_tx_alloc_copy_buf(struct siw_qp *qp, bool crc)
 {
 	struct siw_tx *tx = &qp->tx;
 
@@ -1133,6 +1138,8 @@ static int siw_tx_alloc_copy_buf(struct siw_qp *qp, bool crc)
 	tx->copy_buf = kvmalloc(SIW_MPA_MAX_ULPDU, GFP_KERNEL);
 	return tx->copy_buf || qp->user ? 0 : -ENOMEM;
 }
+
+ALLOW_ERROR_INJECTION(siw_tx_alloc_copy_buf, ERRNO);
 
 int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 {
