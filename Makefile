@@ -20,7 +20,8 @@ KSRC := $(BUILD)/linux-source
 export KVER
 
 .PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
-	demo checkpatch sparse fuzz-smoke fuzz-long style perf libsiw
+	demo checkpatch sparse fuzz-smoke fuzz-long style perf libsiw \
+	debug-kernel check-debug
 
 all: modules
 
@@ -73,6 +74,18 @@ check:
 
 vm-tests: modules
 	tests/run --vm-only
+
+# The debug kernel (KASAN, UBSAN, lockdep, kmemleak, fault injection):
+# Debian's 6.1 source built with tools/debug-kernel/siw-debug.config,
+# cached outside the tree; the last line printed is its build directory.
+debug-kernel:
+	@tools/debug-kernel/build
+
+# Every guest test on the debug kernel (siw.ko and the test modules built
+# against it), e.g. make check-debug ARGS=rping; see Documentation/testing.md.
+check-debug:
+	@dir=$$(tools/debug-kernel/build -q | tail -n1) && \
+	env -u KVER -u KDIR SIW_KERNEL=$$dir tests/run --vm-only --debug $(ARGS)
 
 # Benchmark, our siw against Linux's in one guest (Documentation/testing.md);
 # options through PERF_ARGS, e.g. make perf PERF_ARGS="--only linux".

@@ -17,6 +17,12 @@ hog_start() {
 }
 [[ ${SIW_TEST_HOG:-0} =~ ^[0-9]+$ ]] && hog_start "${SIW_TEST_HOG:-0}"
 
+# SIW_TEST_SLOW=N (tests/run --debug: the debug kernel, N times slower
+# under TCG) stretches the bounds of wait_for, until_ok, srv_start and
+# run_client N times: a bound says "this hangs", not how fast it is.
+SLOW=${SIW_TEST_SLOW:-1}
+[[ $SLOW =~ ^[1-9][0-9]*$ ]] || SLOW=1
+
 # Print a step, so the console log tells where a failure happened.
 step() { echo "== $*"; }
 
@@ -40,7 +46,7 @@ expect_fail() {
 
 # wait_for SECONDS CMD...: poll until CMD succeeds or SECONDS pass.
 wait_for() {
-	local t=$1 end
+	local t=$(($1 * SLOW)) end
 	shift
 	end=$((SECONDS + t))
 	until "$@" >/dev/null 2>&1; do
@@ -53,7 +59,7 @@ wait_for() {
 # the test; CMD's output of its last try is left in UNTIL_OK_OUT.
 UNTIL_OK_OUT=
 until_ok() {
-	local end=$((SECONDS + $1))
+	local end=$((SECONDS + $1 * SLOW))
 	shift
 	until UNTIL_OK_OUT=$("$@" 2>&1); do
 		((SECONDS < end)) || return 1
@@ -303,7 +309,7 @@ timed() {
 # SRV_PID. srv_wait PID: its exit status (0 or the failing one).
 SRV_PIDS=()
 srv_start() {
-	local h=$1 secs=$2 log=$3
+	local h=$1 secs=$(($2 * SLOW)) log=$3
 	shift 3
 	# Line-buffered: a tool stopped by timeout(1) still leaves its log.
 	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1 &
@@ -332,7 +338,7 @@ srv_stop_all() {
 # run_client HOST SECS LOG CMD...: run a client in the foreground; returns
 # its exit status (124 when timeout(1) had to stop it).
 run_client() {
-	local h=$1 secs=$2 log=$3 pid wd rc=0 i
+	local h=$1 secs=$(($2 * SLOW)) log=$3 pid wd rc=0 i
 	shift 3
 	rm -f "$log.stall"
 	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1 &
