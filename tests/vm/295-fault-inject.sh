@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# timeout: 900
+# needs: debug-kernel
+#
+# Fault injection: siw's steps and the kernel's allocations fail on
+# purpose while a workload makes, uses and destroys every object. Needs a
+# kernel with fault injection (make check-debug's); elsewhere skipped,
+# saying so. Hosts a and b (siw_pair); the workload, every part bounded:
+#   obj_churn on siw_a, 2 rounds (PD, CQ, SRQ, QPs, MR; QPs connected
+#     without rdma_cm; Send, Write, Read; everything destroyed), which
+#     takes any error code but fails on a work request that neither
+#     completes nor sits on a QP in ERROR, and on a destroy that fails;
+#     it must not hang (60 s) either;
+#   rping -C 2 from a to a server in b (listen, connect, accept, MPA,
+#     data, disconnect): its client must end within 40 s, whatever it
+#     got (a refused call, a rejected or failed connection).
+# Sweeps, each step ending with no QP or rdma_cm ID left within 20 s and
+# no kernel report:
+#   fail_function on each of siw's ALLOW_ERROR_INJECTION points (every one
+#     the kernel lists for siw must be in POINTS), failing every call
+#     (interval 1) and every third (interval 3); a kprobe counts the
+#     calls, so a point the workload never reached is reported;
+#   failslab and fail_page_alloc with the task filter: every N-th
+#     allocation of the workload's processes fails (sleeping ones too),
+#     N in 3 7 17 41 (slab) and 5 23 (pages).
+# At the end siw unloads without leaks; on the debug kernel a kmemleak
+# scan looks for leaks through siw (the runner).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/traffic.sh"
+. "$SIW_SRC/tests/progs/guest.sh"
+
+[[ $SIW_TEST_TYPE == siw ]] || skip "tests our siw only"
+DBG=/sys/kernel/debug
+FF=$DBG/fail_function
+[[ -d $FF && -d $DBG/failslab && -d $DBG/fail_page_alloc ]] ||
+	skip "needs a kernel with fault injection (fail_function, failslab, fail_page_alloc): make check-debug runs it; Debian's kernel has none"
+need_progs obj_churn
+
+POINTS=(siw_cep_alloc siw_cep_send siw_listener_add siw_listener_alloc
+	siw_cq_ring_create siw_mem_create siw_mmap_add siw_mem_pin
+	siw_qp_alloc_rings siw_ring_alloc siw_tx_push siw_engine_init
+	siw_tx_alloc_copy_buf)
+
+siw_pair siw siw
+siw_param mpa_timeout_ms 2000
+siw_param mpa_accept_timeout_ms 5000
+
+step "siw's error injection points"
+mapfile -t offered < <(awk '$2 == "[siw]" { print $1 }' "$FF/injectable")
+echo "   ${#offered[@]} offered: ${offered[*]}"
+for p in "${offered[@]}"; do
+	[[ " ${POINTS[*]} " == *" $p "* ]] || fail "siw offers $p for error injection, but this test does not sweep it"
+done
+for p in "${POINTS[@]}"; do
+	[[ " ${offered[*]} " == *" $p "* ]] || fail "$p is not among siw's error injection points"
+done
+
+FAILED=()
+bad() {
+	echo "   FAILED: $1"
+	FAILED+=("$1")
+}
+
+# "${VICTIM[@]}" CMD...: CMD with make-it-fail set, for the task filters.
+VICTIM=(bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' victim)
+
+# workload WHAT: obj_churn, then rping a -> b; judged as said above.
+workload() {
+	local what=$1 rc=0
+	next_port
+	on a timeout -k 5 60 stdbuf -oL "${VICTIM[@]}" "$progs/obj_churn" "$DEV_A" 2 \
+		>"$TLOG/churn.log" 2>&1 || rc=$?
+	# Its own verdict (a hang, a leak) or a hang counts; an exit for
+	# want of memory (the exec, libibverbs) is the injection's doing.
+	if grep -q '^FAIL' "$TLOG/churn.log" || ((rc == 124 || rc == 137)); then
+		sed 's/^/   | /' "$TLOG/churn.log" | tail -n 8
+		bad "$what: obj_churn: $(grep -m1 FAIL "$TLOG/churn.log" || echo "hung (exit $rc)")"
+	fi
+	srv_start b 60 "$TLOG/rping.srv" "${VICTIM[@]}" rping -s -a "$IP_B" -p "$TPORT" -C 2
+	sleep 0.5
+	rc=0
+	on a timeout -k 5 40 stdbuf -oL "${VICTIM[@]}" rping -c -a "$IP_B" -p "$TPORT" -C 2 \
+		>"$TLOG/rping.cli" 2>&1 || rc=$?
+	((rc != 124 && rc != 137)) ||
+		bad "$what: the rping client hung (no end within 40 s): $(tail -n1 "$TLOG/rping.cli")"
+	srv_stop_all
+	echo "   obj_churn: $(tail -n1 "$TLOG/churn.log" | sed 's/^PASS: obj_churn//'); rping client exit $rc"
+}
+
+KBAD='BUG:|WARNING:|Oops|general protection|list_(add|del) corruption|refcount_t:|blocked for more than|soft lockup|rcu.*stall|KASAN:|UBSAN:|KFENCE:'
+# settled WHAT K0: nothing left, no kernel report since line K0.
+settled() {
+	local k
+	if ! until_ok 20 res_settled; then
+		rdma res show qp | sed 's/^/   | /'
+		rdma res show cm_id | sed 's/^/   | /'
+		bad "$1: QPs or rdma_cm IDs left after 20 s"
+	fi
+	k=$(dmesg | tail -n +"$(($2 + 1))" | grep -E "$KBAD" | head -n 3) || true
+	[[ -z $k ]] || bad "$1: kernel report: $(head -n1 <<<"$k")"
+}
+
+step "fail_function: every call, then every third, of each point"
+echo 0 >"$FF/verbose"
+echo 100 >"$FF/probability"
+echo -1 >"$FF/times"
+for p in "${POINTS[@]}"; do
+	for n in 1 3; do
+		k0=$(dmesg | wc -l)
+		echo "== $p, interval $n"
+		kprobe_count_start fi_calls "$p" || fail "no kprobe on $p"
+		echo "$p" >"$FF/inject"
+		echo "$n" >"$FF/interval"
+		workload "$p/$n"
+		echo >"$FF/inject"
+		echo "   $p called $(kprobe_count fi_calls) times"
+		kprobe_count_stop fi_calls
+		settled "$p/$n" "$k0"
+	done
+done
+
+# sweep TYPE N...: the task-filtered sweep of one failure type.
+sweep() {
+	local what=$1 dir=$DBG/$1 n k0
+	shift
+	echo Y >"$dir/task-filter"
+	echo 100 >"$dir/probability"
+	echo -1 >"$dir/times"
+	echo 0 >"$dir/verbose"
+	echo N >"$dir/ignore-gfp-wait"
+	[[ ! -e $dir/ignore-gfp-highmem ]] || echo N >"$dir/ignore-gfp-highmem"
+	for n in "$@"; do
+		k0=$(dmesg | wc -l)
+		echo "== $what: every ${n}th allocation of the workload"
+		echo "$n" >"$dir/interval"
+		workload "$what/$n"
+		echo 0 >"$dir/probability"
+		settled "$what/$n" "$k0"
+		echo 100 >"$dir/probability"
+	done
+	echo 0 >"$dir/probability"
+}
+step "failslab with the task filter"
+sweep failslab 3 7 17 41
+step "fail_page_alloc with the task filter"
+sweep fail_page_alloc 5 23
+
+step "teardown"
+siw_pair_down
+((${#FAILED[@]} == 0)) || fail "${#FAILED[@]} finding(s): ${FAILED[*]}"
+echo PASS
