@@ -136,15 +136,40 @@ void siw_listener_unlink(struct siw_cep *cep)
 	kref_put(&l->ref, siw_listener_release);
 }
 
+/*
+ * TCP makes each connection's socket as a copy of the listening one,
+ * callbacks and sk_user_data included, so until siw_listener_accept()
+ * resets it a child socket calls here as well, and TCP may have read the
+ * callback just before the endpoint hooked the child: its sk_user_data
+ * is then a siw_cep. Only a listening socket carries a siw_lsock.
+ */
 static void siw_lsock_data_ready(struct sock *sk)
 {
-	struct siw_lsock *ls;
+	struct siw_lsock *ls = NULL;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	ls = sk->sk_user_data;
+	if (inet_sk_state_load(sk) == TCP_LISTEN)
+		ls = sk->sk_user_data;
 	if (ls)
 		siw_listener_kick(ls->l);
 	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Give an accepted socket the callbacks of a socket of its own: nothing of
+ * the listener stays in it, however long the endpoint outlives the
+ * listener.
+ */
+static void siw_lsock_reset_child(struct siw_lsock *ls, struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_data_ready == siw_lsock_data_ready) {
+		sk->sk_data_ready = ls->sk_data_ready;
+		sk->sk_user_data = NULL;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 /* May the listener take one more endpoint that waits for its request? */
@@ -220,8 +245,10 @@ static void siw_listener_accept(struct work_struct *work)
 
 	for (i = 0; i < l->nr_lsock; i++) {
 		while (siw_listener_has_room(l) &&
-		       !kernel_accept(l->lsock[i].sock, &sock, O_NONBLOCK))
+		       !kernel_accept(l->lsock[i].sock, &sock, O_NONBLOCK)) {
+			siw_lsock_reset_child(&l->lsock[i], sock);
 			siw_listener_new_cep(l, sock);
+		}
 	}
 	kref_put(&l->ref, siw_listener_release);
 }
