@@ -47,13 +47,25 @@
 #           those addresses on P: every rdma_listen() must fail with
 #           EADDRINUSE, after 13 of its sockets listened already and took
 #           connections (the error path).
+#   child   a connection's first data reaches the callback its socket
+#           copied from the listening socket while the accept work hooks
+#           an endpoint to it. tests/kmod/siw_kdelay.ko pauses the accept
+#           work 400 ms right before the hook swaps the socket's callbacks
+#           (as tcp_sock_set_nodelay() returns) and holds each call of
+#           siw_lsock_data_ready on a connection's socket 800 ms; 4 peers
+#           (cm_flood.py request) send their MPA request 100 ms after
+#           connecting to a persistent rping server in B. All 4 pauses must be used and each peer must get
+#           its MPA reply. (Before the fix the held callback went on with
+#           the new endpoint as its listening socket: 'refcount_t:
+#           addition on 0' on the device's first word, an oops in the next
+#           ib_umem_get().)
 # In flood and inuse every call returns within 20 s (the program stops by
 # itself after 12 s; one still there 90 s after it started, or 5 s after
 # an oops, hangs in the kernel: its stacks are shown), no listener and no connection is left on
 # P 30 s later, and the kernel stays clean (no oops, list or refcount
 # report, hung task).
 # The module unloads without leaks at the end. Cases run in the order
-# stale, backlog, unanswered, orphan, flood, inuse (the last two are the
+# stale, backlog, unanswered, orphan, child, flood, inuse (the last two are the
 # most likely to bring the kernel down); arguments pick some:
 # 268-cm-hostile.sh flood inuse.
 # Each case runs in a subshell: a failed one does not keep the next from
@@ -343,6 +355,33 @@ time.sleep(75)' "$blk" "$port"
 	flood_addrs del
 }
 
+case_child() {
+	local port=21023 i rc ko=$SIW_SRC/tests/kmod/siw_kdelay.ko left pleft
+	step "child: 4 MPA requests that arrive while the accept work hooks their socket"
+	insmod "$ko" func=siw_lsock_data_ready ms=800 left=4 \
+		pause=tcp_sock_set_nodelay pause_ms=400 pause_left=4 ||
+		fail "child: insmod $ko failed"
+	srv_start b 120 "$TLOG/child.srv" rping -s -P -a "$IP_B" -p "$port"
+	wait_listen b "$port" "$SRV_PID" || { rmmod siw_kdelay; fail "child: rping -s does not listen"; }
+	for i in 1 2 3 4; do
+		rc=0
+		run_client a 30 "$TLOG/child.c$i" "$PY" "$FLOOD" request \
+			--server "$IP_B" --port "$port" --after-ms 100 --wait 20 --hold 0 || rc=$?
+		grep -q '^mpa reply .*: accept,' "$TLOG/child.c$i" || {
+			show_log "$TLOG/child.c$i"
+			rmmod siw_kdelay
+			fail "child: peer $i got no MPA reply (exit $rc)"
+		}
+	done
+	left=$(</sys/module/siw_kdelay/parameters/left)
+	pleft=$(</sys/module/siw_kdelay/parameters/pause_left)
+	rmmod siw_kdelay
+	echo "   4 requests answered; accept work paused $((4 - pleft)) times, the listener's callback ran on a connection's socket $((4 - left)) times"
+	((pleft == 0)) || fail "child: the accept work was paused $((4 - pleft)) of 4 times: the window was not tested"
+	srv_stop_all
+	wait_settled child
+}
+
 # ---------------------------------------------------------------------------
 
 # Kernel reports that appeared while a case ran.
@@ -355,10 +394,10 @@ cases=()
 for c in "$@"; do
 	[[ -z $c ]] || cases+=("$c")
 done
-((${#cases[@]})) || cases=(stale backlog unanswered orphan flood inuse)
+((${#cases[@]})) || cases=(stale backlog unanswered orphan child flood inuse)
 failed=()
 for c in "${cases[@]}"; do
-	declare -F "case_$c" >/dev/null || fail "no case '$c' (stale, backlog, unanswered, orphan, flood, inuse)"
+	declare -F "case_$c" >/dev/null || fail "no case '$c' (stale, backlog, unanswered, orphan, child, flood, inuse)"
 	K0=$(dmesg | wc -l)
 	t0=$SECONDS rc=0
 	# A subshell per case: its first failed check ends it, the next

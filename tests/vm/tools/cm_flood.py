@@ -8,6 +8,7 @@ tests/vm/268-cm-hostile.sh.
     cm_flood.py silent  --server IP --port PORT --count N --until FILE
                         [--max-secs S] [--mpa]
     cm_flood.py request --server IP --port PORT [--wait S] [--hold S]
+                        [--after-ms MS]
 
 flood: prints "flooding", then, until FILE exists (S seconds at most),
 connects to IP:PORT as fast as it can (non-blocking, at most N connections
@@ -23,7 +24,8 @@ connection that is up sends one valid MPA request (rev 2) at 1.5 s and
 then nothing more: a request the listener's consumer may leave
 unanswered.
 
-request: one connection, a valid MPA request (rev 2), then waits up to S
+request: one connection, a valid MPA request (rev 2; MS milliseconds
+after the connection is up, default at once), then waits up to S
 seconds for the server's MPA reply or for it to close the connection.
 Prints "local IP:PORT" first, then what it saw: "mpa reply: ... pd 'TEXT'"
 (TEXT: the ULP private data of the reply) or "closed by the server (how)
@@ -168,6 +170,7 @@ def request(args):
     s.connect((args.server, args.port))
     local = s.getsockname()
     say("local %s:%d" % (local[0], local[1]))
+    time.sleep(args.after_ms / 1000.0)
     s.sendall(iwarp_peer.mpa_request(2))
     say("sent: MPA request (rev 2), waiting for the reply")
     t0 = time.monotonic()
@@ -213,6 +216,7 @@ def main():
     ap.add_argument("--max-secs", type=float, default=60.0)
     ap.add_argument("--wait", type=float, default=90.0)
     ap.add_argument("--hold", type=float, default=5.0)
+    ap.add_argument("--after-ms", type=float, default=0.0)
     ap.add_argument("--mpa", action="store_true")
     args = ap.parse_args()
     try:
