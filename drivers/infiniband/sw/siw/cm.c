@@ -249,6 +249,7 @@ void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock)
 	sk->sk_write_space = siw_cep_sk_write_space;
 	sk->sk_user_data = cep;
 	write_unlock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(cep->net, sock_net(sk));
 }
 
 /* After this no upcall runs for the endpoint or its QP. */
@@ -1144,6 +1145,26 @@ void siw_cm_device_gone(struct siw_device *sdev)
 	xa_lock(&siw_ceps);
 	xa_for_each(&siw_ceps, id, cep) {
 		if (cep->sdev == sdev)
+			siw_cep_event(cep, SIW_CEP_EV_ABORT);
+	}
+	xa_unlock(&siw_ceps);
+	flush_workqueue(siw_cm_wq);
+}
+
+/*
+ * A kernel socket holds no reference on its network namespace, so every
+ * endpoint socket in @net must be released before the namespace goes:
+ * those of the QP-connect listener that still wait for their MPA request
+ * belong to no device, and siw_cm_device_gone() does not see them.
+ */
+void siw_cm_net_gone(struct net *net)
+{
+	struct siw_cep *cep;
+	unsigned long id;
+
+	xa_lock(&siw_ceps);
+	xa_for_each(&siw_ceps, id, cep) {
+		if (READ_ONCE(cep->net) == net)
 			siw_cep_event(cep, SIW_CEP_EV_ABORT);
 	}
 	xa_unlock(&siw_ceps);

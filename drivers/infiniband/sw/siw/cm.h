@@ -23,6 +23,10 @@ void siw_cm_module_exit(void);
 /* Close every connection of @sdev before it goes; may sleep. */
 void siw_cm_device_gone(struct siw_device *sdev);
 
+/* Close every connection whose socket is in @net (pernet exit); may sleep. */
+struct net;
+void siw_cm_net_gone(struct net *net);
+
 /*
  * End the connection of @qp, if it has one: after what was queued
  * (@graceful: a FIN), or by abort (a RST). The QP ends in ERROR, its
@@ -33,7 +37,6 @@ void siw_cm_close(struct siw_qp *qp, bool graceful);
 extern const struct ib_device_ops siw_cm_ops;
 
 /* For qp_connect.c: its listener, and an active connection of a QP. */
-struct net;
 struct siw_listener;
 struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port);
 void siw_cm_unlisten(struct siw_listener *l);

@@ -58,6 +58,7 @@ struct siw_cep {
 	struct iw_cm_id *accepted_by;	/* passive: compared only */
 	struct siw_qp *iw_qp;		/* the QP iw_cm holds for accepted_by */
 	struct list_head lnode;
+	struct net *net;		/* the socket's; compared only */
 	struct sockaddr_storage laddr;
 	struct sockaddr_storage raddr;
 

@@ -139,11 +139,14 @@ static void __net_exit siw_qpc_net_exit(struct net *net)
 {
 	struct siw_qpc_net *qn = net_generic(net, siw_qpc_net_id);
 
+	/* 1. No new connection: the listening sockets go. */
 	mutex_lock(&siw_qpc_listen_mutex);
 	if (qn->listener)
 		siw_cm_unlisten(qn->listener);
 	qn->listener = NULL;
 	mutex_unlock(&siw_qpc_listen_mutex);
+	/* 2. The connections it took, and any other socket of siw there. */
+	siw_cm_net_gone(net);
 }
 
 static struct pernet_operations siw_qpc_net_ops = {
