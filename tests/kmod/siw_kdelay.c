@@ -6,13 +6,15 @@
  *    milliseconds, for the first "left" calls on a socket that is not
  *    listening;
  *  - pause (optional), any function, pause_ms milliseconds when it
- *    returns, for the first "pause_left" calls.
+ *    returns (pause_entry=1: when it is entered), for the first
+ *    "pause_left" calls.
  * 268-cm-hostile's child case pauses siw's accept work after the
  * tcp_sock_set_nodelay() that siw_cep_sock_hook() does just before it
  * swaps the callbacks of a connection's socket (the last step that locks
  * the socket), while the peer's MPA request arrives and holds
  * siw_lsock_data_ready (the callback the socket copied from the listening
- * one) until the swap is done.
+ * one) until the swap is done. 267-cm-netns pauses the endpoint work
+ * (siw_cep_work, at entry) while a network namespace goes away.
  * /sys/module/siw_kdelay/parameters/{left,pause_left} count the delays
  * still to come.
  */
@@ -47,6 +49,10 @@ static uint pause_ms = 300;
 module_param(pause_ms, uint, 0444);
 MODULE_PARM_DESC(pause_ms, "milliseconds each pause lasts");
 
+static bool pause_entry;
+module_param(pause_entry, bool, 0444);
+MODULE_PARM_DESC(pause_entry, "pause when the function is entered, not as it returns");
+
 static atomic_t pause_left = ATOMIC_INIT(4);
 module_param_named(pause_left, pause_left.counter, int, 0444);
 MODULE_PARM_DESC(pause_left, "pauses still to come (set at load: how many)");
@@ -57,6 +63,14 @@ static int siw_kdelay_pause_ret(struct kretprobe_instance *ri,
 	if (atomic_add_unless(&pause_left, -1, 0))
 		mdelay(pause_ms);
 	return 0;
+}
+
+/* Pause at entry; returning 1 leaves this call without a return handler. */
+static int siw_kdelay_pause_entry(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	siw_kdelay_pause_ret(ri, regs);
+	return 1;
 }
 
 static struct kretprobe siw_kdelay_pause = {
@@ -94,14 +108,19 @@ static int __init siw_kdelay_init(void)
 	}
 	if (pause) {
 		siw_kdelay_pause.kp.symbol_name = pause;
+		if (pause_entry) {
+			siw_kdelay_pause.entry_handler = siw_kdelay_pause_entry;
+			siw_kdelay_pause.handler = NULL;
+		}
 		err = register_kretprobe(&siw_kdelay_pause);
 		if (err) {
 			pr_err("no probe on %s: %d\n", pause, err);
 			unregister_kprobe(&siw_kdelay_probe);
 			return err;
 		}
-		pr_info("pausing %d returns of %s by %u ms\n",
-			atomic_read(&pause_left), pause, pause_ms);
+		pr_info("pausing %d %s of %s by %u ms\n",
+			atomic_read(&pause_left),
+			pause_entry ? "calls" : "returns", pause, pause_ms);
 	}
 	pr_info("delaying %d calls of %s on non-listening sockets by %u ms\n",
 		atomic_read(&left), func, ms);
