@@ -244,9 +244,9 @@ void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock)
 	cep->sk_state_change = sk->sk_state_change;
 	cep->sk_data_ready = sk->sk_data_ready;
 	cep->sk_write_space = sk->sk_write_space;
-	sk->sk_state_change = siw_cep_sk_state_change;
-	sk->sk_data_ready = siw_cep_sk_data_ready;
-	sk->sk_write_space = siw_cep_sk_write_space;
+	WRITE_ONCE(sk->sk_state_change, siw_cep_sk_state_change);
+	WRITE_ONCE(sk->sk_data_ready, siw_cep_sk_data_ready);
+	WRITE_ONCE(sk->sk_write_space, siw_cep_sk_write_space);
 	sk->sk_user_data = cep;
 	write_unlock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(cep->net, sock_net(sk));
@@ -258,9 +258,9 @@ static void siw_cep_sock_unhook(struct siw_cep *cep)
 	struct sock *sk = cep->sock->sk;
 
 	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_state_change = cep->sk_state_change;
-	sk->sk_data_ready = cep->sk_data_ready;
-	sk->sk_write_space = cep->sk_write_space;
+	WRITE_ONCE(sk->sk_state_change, cep->sk_state_change);
+	WRITE_ONCE(sk->sk_data_ready, cep->sk_data_ready);
+	WRITE_ONCE(sk->sk_write_space, cep->sk_write_space);
 	sk->sk_user_data = NULL;
 	WRITE_ONCE(cep->data_qp, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);

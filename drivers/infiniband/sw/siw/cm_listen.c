@@ -165,10 +165,10 @@ static void siw_lsock_reset_child(struct siw_lsock *ls, struct socket *sock)
 	struct sock *sk = sock->sk;
 
 	write_lock_bh(&sk->sk_callback_lock);
-	if (sk->sk_data_ready == siw_lsock_data_ready) {
-		sk->sk_data_ready = ls->sk_data_ready;
-		sk->sk_user_data = NULL;
-	}
+	if (sk->sk_data_ready == siw_lsock_data_ready)
+		WRITE_ONCE(sk->sk_data_ready, ls->sk_data_ready);
+	/* TCP copies without this lock: even a torn copy ends here. */
+	sk->sk_user_data = NULL;
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -300,7 +300,7 @@ static void siw_listener_start(struct siw_listener *l)
 
 		write_lock_bh(&sk->sk_callback_lock);
 		ls->sk_data_ready = sk->sk_data_ready;
-		sk->sk_data_ready = siw_lsock_data_ready;
+		WRITE_ONCE(sk->sk_data_ready, siw_lsock_data_ready);
 		sk->sk_user_data = ls;
 		write_unlock_bh(&sk->sk_callback_lock);
 	}
@@ -318,7 +318,7 @@ static void siw_listener_unhook(struct siw_listener *l)
 
 		write_lock_bh(&sk->sk_callback_lock);
 		if (ls->sk_data_ready) {
-			sk->sk_data_ready = ls->sk_data_ready;
+			WRITE_ONCE(sk->sk_data_ready, ls->sk_data_ready);
 			sk->sk_user_data = NULL;
 		}
 		write_unlock_bh(&sk->sk_callback_lock);
