@@ -21,7 +21,7 @@ export KVER
 
 .PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
 	demo checkpatch sparse fuzz-smoke fuzz-long style perf libsiw \
-	debug-kernel check-debug
+	debug-kernel check-debug check-full
 
 all: modules
 
@@ -71,6 +71,11 @@ fuzz-long:
 # ends in the summary line.
 check:
 	tests/run
+
+# make check, with every cell of the matrices that make check deals
+# between a test's stock-provider and our-provider runs run in both.
+check-full:
+	SIW_TEST_FULL=1 tests/run $(ARGS)
 
 vm-tests: modules
 	tests/run --vm-only

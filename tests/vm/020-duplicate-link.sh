@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
+# guest: shared
 #
 # A second siw link on the same netdev is refused with a clear message and
 # leaves the first one working; a second link with a taken name is refused.
@@ -15,7 +16,7 @@ if out=$(rdma link add siw1 type siw netdev eth0 2>&1); then
 fi
 echo "rdma said: $out"
 ib_exists siw1 && fail "siw1 exists"
-dmesg | grep -E 'siw.*eth0.*(already|exists)' ||
+klog | grep -E 'siw.*eth0.*(already|exists)' ||
 	fail "no kernel log line explaining the refusal"
 
 step "same name, other netdev"

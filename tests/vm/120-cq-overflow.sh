@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
+# guest: shared
 #
 # A CQ overflowed by flush completions: IBV_EVENT_CQ_ERR reaches the
 # process once, exactly the CQ's size in completions can be polled, in
@@ -16,7 +17,7 @@ step "cq_overflow"
 run_prog "$progs/cq_overflow" siw0
 
 step "the kernel log names the QP and the full CQ"
-lines=$(dmesg | grep -E 'siw0: QP [0-9]+: CQ [0-9]+ full, completion of WR 0x[0-9a-f]+ lost; QP to ERROR') ||
+lines=$(klog | grep -E 'siw0: QP [0-9]+: CQ [0-9]+ full, completion of WR 0x[0-9a-f]+ lost; QP to ERROR') ||
 	fail "no 'CQ full' line in the kernel log"
 head -n 3 <<<"$lines"
 

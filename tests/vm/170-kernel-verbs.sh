@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
+# guest: shared
 #
 # The kernel verbs path that ULPs (NFS/RDMA, iSER, NVMe-oF) use: the
 # siw_ktest module (tests/kmod) allocates a PD with the local DMA lkey,
@@ -15,7 +16,7 @@ rdma link add siw0 type siw netdev eth0
 
 insmod "$ko" dev=siw0
 rmmod siw_ktest
-dmesg | grep 'siw_ktest:' | tee /tmp/ktest
+klog | grep 'siw_ktest:' | tee /tmp/ktest
 grep -q 'siw_ktest: done, [0-9]* passed, 0 failed' /tmp/ktest ||
 	fail "kernel verbs cases failed"
 [[ $(grep -c 'siw_ktest: PASS' /tmp/ktest) -ge 6 ]] || fail "cases missing"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
+# guest: shared
 # providers: stock
 #
 # MPA CRC covers the octets on the wire (tests/progs/crc_rewrite.c): two
@@ -29,7 +30,7 @@ wait_for 10 gid1_is_ipv4
 run_prog "$progs/crc_rewrite" siw0
 
 step "no CRC error, no Terminate in the kernel log"
-if dmesg | grep -E 'siw0: .*(CRC|Terminate)'; then
+if klog | grep -E 'siw0: .*(CRC|Terminate)'; then
 	fail "the connection saw a CRC error or a Terminate"
 fi
 

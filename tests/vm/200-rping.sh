@@ -22,12 +22,14 @@ siw_pair "$SIW_TEST_TYPE" "$SIW_TEST_TYPE"
 
 for srv in b a; do
 	for size in "${sizes[@]}"; do
+		cell || continue
 		step "rping: server in $srv, client in $(other_host "$srv"), $count x $size B"
 		timed rping_run "$srv" "$size" "$count" ||
 			fail "rping $size B (server in $srv) failed"
 	done
 done
 
+cells_done
 step "teardown"
 siw_pair_down
 echo PASS

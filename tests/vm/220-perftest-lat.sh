@@ -13,7 +13,8 @@
 #
 # CRC: with our siw every run is done with MPA CRC off and on (mpa_crc=0,
 # then 2), and the MPA frames on the wire must show it; Linux's siw
-# (linux_siw) cannot switch and runs without (see 210).
+# (linux_siw) cannot switch and runs without (see 210). make check deals
+# the runs between the stock provider's pass and ours (lib.sh: cell).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic.sh"
 
@@ -29,17 +30,19 @@ for mode in "${crc_modes[@]}"; do
 	perf_crc_mode "$mode"
 	for tool in ib_send_lat ib_write_lat ib_read_lat; do
 		for size in "${sizes[@]}"; do
+			cell || continue
 			step "$tool -s $size -n $iters ($label)"
 			timed perf_run "$tool" b -s "$size" -n "$iters" ||
 				fail "$tool $size B ($label)"
 			perf_check_lat "$TLOG/$PERF_NAME.cli" "$size" "$iters" ||
 				fail "$tool $size B ($label): client report"
+			mpa_expect "$TPORT" "rev=2 crc=$crc" "rev=2 crc=$crc" ||
+				fail "$tool ($label): MPA negotiation on the wire"
 		done
-		mpa_expect "$TPORT" "rev=2 crc=$crc" "rev=2 crc=$crc" ||
-			fail "$tool ($label): MPA negotiation on the wire"
 	done
 done
 
+cells_done
 step "teardown"
 mpa_capture_stop
 perf_crc_restore

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
-# providers: stock ours
+# providers: stock ours (one in make check: ours)
 #
 # Races of QP connections made without rdma_cm (qp_connect.c) between
 # hosts a and b (our siw on both; a has the lower address, so a's QP is
@@ -11,7 +11,7 @@
 # stop in a state and be killed, to name a wrong peer QP) and
 # ibv_rc_pingpong.
 #  - Both ends modify at the same instant (qpc-peer --sync), 4 rounds with
-#    the server on either host; two ibv_rc_pingpongs started together.
+#    the server on either host (2 in make check, lib.sh: full_or); two ibv_rc_pingpongs started together.
 #  - One end 5 s late, either end (qp_connect_timeout_ms 10000): works.
 #    ibv_rc_pingpong's client started 5 s after its server: works.
 #  - 300 pairs of QPs of one device, destroyed while they connect to each
@@ -19,7 +19,8 @@
 #    returns.
 #  - The server destroys its QP as soon as its last send completed (what
 #    ibv_rc_pingpong does; qpc-peer --no-done): the client, whose QP that
-#    flushes, still receives the last message first (5 rounds).
+#    flushes, still receives the last message first (5 rounds, 3 in make
+#    check).
 # With qp_connect_timeout_ms 3000 (restored afterwards):
 #  - One end 5 s late: both fail, each about 3 s after its own RTR.
 #  - The peer SIGKILLed before RTR, between RTR and RTS, and right after
@@ -150,8 +151,9 @@ on a timeout 200 "${SIW_BUILD:-$SIW_SRC/build}/progs/qpc_destroy" "$(host_dev a)
 	fail "qpc_destroy"
 expect_no_qps "the destroy rounds"
 
-step "both ends modify at the same instant (qpc-peer --sync), 4 rounds"
-for round in 1 2 3 4; do
+rounds=$(full_or 4 2)
+step "both ends modify at the same instant (qpc-peer --sync), $rounds rounds"
+for ((round = 1; round <= rounds; round++)); do
 	sh=b
 	((round % 2)) || sh=a
 	echo "   round $round: server in $sh"
@@ -229,7 +231,7 @@ fi
 expect_no_qps "the late starts"
 
 step "the peer destroys its QP as soon as its last send completed: the last message arrives"
-for round in 1 2 3 4 5; do
+for ((round = 1; round <= $(full_or 5 3); round++)); do
 	pair_ok "no-done-$round" b "--no-done --iters 20" "--no-done --iters 20" ||
 		fail "the last message did not arrive before the peer's teardown (round $round)"
 done

@@ -23,8 +23,59 @@ hog_start() {
 SLOW=${SIW_TEST_SLOW:-1}
 [[ $SLOW =~ ^[1-9][0-9]*$ ]] || SLOW=1
 
-# Print a step, so the console log tells where a failure happened.
-step() { echo "== $*"; }
+# Print a step, so the console log tells where a failure happened, and
+# when (the guest's uptime: where a test spends its time).
+step() {
+	local up
+	read -r up _ </proc/uptime
+	echo "== [${up%.*}s] $*"
+}
+
+# A matrix shared by a test's two runs. make check runs a test marked
+# "# providers: stock ours" twice, on the stock libsiw and on ours
+# (tools/libsiw/with-ours). Where the provider is one axis of a larger
+# matrix (CRC mode, MPA revision, direction, size, tool), the two runs
+# deal the other cells between them: tests/run sets SIW_TEST_SHARE to 0
+# for the first run and 1 for the second, and "cell" deals the cells, in
+# the order they are asked for, by the parity of the bits of their index
+# (the Thue-Morse sequence: 0 1 1 0 1 0 0 1 ...). Every aligned pair of
+# cells goes one to each run, and unlike plain alternation, a matrix
+# whose rows have an even number of cells does not give the same column
+# to the same run in every row. Each cell then runs once, and each
+# provider meets every kind of cell. Cells must be asked for in the same
+# order in both runs. tests/run sets SIW_TEST_SAMPLE=1 for make check;
+# make check-full, or a run outside tests/run, runs every cell.
+CELL_NEXT=0 CELLS_RUN=0
+cell() {
+	local k=$CELL_NEXT owner=0
+	CELL_NEXT=$((k + 1))
+	while ((k)); do
+		owner=$((owner ^ (k & 1)))
+		k=$((k >> 1))
+	done
+	if [[ ${SIW_TEST_SAMPLE:-0} == 1 && ${SIW_TEST_SHARE:-} =~ ^[01]$ ]] &&
+		((owner != SIW_TEST_SHARE)); then
+		return 1
+	fi
+	CELLS_RUN=$((CELLS_RUN + 1))
+}
+
+# full_or N_FULL N_CHECK: how many rounds of a repeated case to run:
+# N_CHECK in make check (SIW_TEST_SAMPLE=1), N_FULL in make check-full or
+# outside tests/run.
+full_or() {
+	if [[ ${SIW_TEST_SAMPLE:-0} == 1 ]]; then
+		echo "$2"
+	else
+		echo "$1"
+	fi
+}
+
+# cells_done: say how much of the matrix this run covered.
+cells_done() {
+	echo "   cells run here: $CELLS_RUN of $CELL_NEXT${SIW_TEST_SHARE:+ (share $SIW_TEST_SHARE of 2)}"
+	((CELLS_RUN > 0)) || fail "no cell of the matrix ran"
+}
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -79,12 +130,18 @@ siw_load() {
 	grep -q '^siw ' /proc/modules || fail "siw did not load"
 }
 
+# klog: the kernel log of this test. Tests that share a guest
+# (tools/testing/vm/group) see only what came after their own start.
+klog() {
+	dmesg | tac | sed '/ vm-group: begin /q' | tac
+}
+
 # Unload siw and check it left nothing behind.
 siw_unload() {
 	if grep -q '^siw ' /proc/modules; then
 		rmmod siw || fail "rmmod siw failed"
 	fi
-	if dmesg | grep -E 'siw.*leak'; then
+	if klog | grep -E 'siw.*leak'; then
 		fail "siw reported leaked objects"
 	fi
 }
