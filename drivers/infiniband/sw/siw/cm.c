@@ -1137,18 +1137,40 @@ const struct ib_device_ops siw_cm_ops = {
 	.iw_rem_ref = siw_cm_rem_ref,
 };
 
-void siw_cm_device_gone(struct siw_device *sdev)
+/*
+ * Abort every endpoint @gone() picks and wait until their work has run:
+ * the one walk for the two owners that end endpoints from outside, a
+ * device and a network namespace.
+ */
+static void siw_cm_abort_matching(bool (*gone)(struct siw_cep *cep,
+					       const void *owner),
+				  const void *owner)
 {
 	struct siw_cep *cep;
 	unsigned long id;
 
 	xa_lock(&siw_ceps);
 	xa_for_each(&siw_ceps, id, cep) {
-		if (cep->sdev == sdev)
+		if (gone(cep, owner))
 			siw_cep_event(cep, SIW_CEP_EV_ABORT);
 	}
 	xa_unlock(&siw_ceps);
 	flush_workqueue(siw_cm_wq);
+}
+
+static bool siw_cep_of_device(struct siw_cep *cep, const void *sdev)
+{
+	return cep->sdev == sdev;
+}
+
+void siw_cm_device_gone(struct siw_device *sdev)
+{
+	siw_cm_abort_matching(siw_cep_of_device, sdev);
+}
+
+static bool siw_cep_in_net(struct siw_cep *cep, const void *net)
+{
+	return READ_ONCE(cep->net) == net;
 }
 
 /*
@@ -1159,16 +1181,7 @@ void siw_cm_device_gone(struct siw_device *sdev)
  */
 void siw_cm_net_gone(struct net *net)
 {
-	struct siw_cep *cep;
-	unsigned long id;
-
-	xa_lock(&siw_ceps);
-	xa_for_each(&siw_ceps, id, cep) {
-		if (READ_ONCE(cep->net) == net)
-			siw_cep_event(cep, SIW_CEP_EV_ABORT);
-	}
-	xa_unlock(&siw_ceps);
-	flush_workqueue(siw_cm_wq);
+	siw_cm_abort_matching(siw_cep_in_net, net);
 }
 
 /*
