@@ -105,7 +105,6 @@ listener() {
 	wait_for 20 listening "$1"
 }
 
-no_qps() { [[ -z $(rdma res show qp 2>/dev/null) ]]; }
 
 ip addr add "$ADDR/24" dev eth0
 siw_up
@@ -196,10 +195,7 @@ case_fault() {
 	((rc == 0)) || case_fail fault "create_qp_fault: $(grep -m1 FAIL "$OUT/fault.log" || echo "exit $rc")"
 	kill "$LISTENER" 2>/dev/null || true
 	wait "$LISTENER" 2>/dev/null || true
-	if ! until_ok 10 no_qps; then
-		rdma res show qp | sed 's/^/   | /'
-		case_fail fault "QPs left after the faulting creates"
-	fi
+	qps_gone 10 || case_fail fault "QPs left after the faulting creates"
 }
 
 case_read() {
@@ -228,10 +224,7 @@ for c in "${CASES[@]}"; do
 done
 
 step "no QP left, siw unloads without leaks"
-if ! until_ok 10 no_qps; then
-	rdma res show qp | sed 's/^/   | /'
-	FAILED+=("end: QPs left")
-fi
+qps_gone 10 || FAILED+=("end: QPs left")
 siw_down
 
 if ((${#FAILED[@]})); then

@@ -179,10 +179,6 @@ send_bw_exit_ok() {
 		grep -Eiq 'error|fail|couldn'
 }
 
-no_qps_left() {
-	[[ -z $(rdma res show qp 2>/dev/null) ]]
-}
-
 siw_pair siw siw
 
 # gid_layout: GID 0 of each device is the MAC-based one, GID 1 its IPv4
@@ -369,7 +365,7 @@ done
 
 cells_done
 step "no QP left, no kernel complaint"
-wait_for 10 no_qps_left || { rdma res show qp; fail "QPs left behind"; }
+qps_gone 10 || fail "QPs left behind"
 if dmesg | grep -E 'siw.*(no connection|refused)'; then
 	fail "a QP connection failed on the way"
 fi

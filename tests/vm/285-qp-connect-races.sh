@@ -46,16 +46,12 @@ PEER=$SIW_SRC/tests/vm/qpc-peer.py
 MARGIN=${SIW_TEST_QPC_MARGIN:-15}
 SHORT_MS=3000
 
-no_qps_left() {
-	[[ -z $(rdma res show qp 2>/dev/null) ]]
-}
-
 pp_both_rts() {
 	(($(rdma res show qp | grep -c 'state RTS .*comm ibv_rc_pingpong') == 2))
 }
 
 expect_no_qps() {
-	wait_for 10 no_qps_left || { rdma res show qp; fail "QPs left behind after $1"; }
+	qps_gone 10 || fail "QPs left behind after $1"
 }
 
 # peer_start HOST LOG ARGS...: qpc-peer.py on HOST's device, in the

@@ -51,9 +51,6 @@ need_cmd() {
 }
 need_cmd rpcbind exportfs rpc.mountd rpc.nfsd mount.nfs nvme cmp dd
 
-qp_count() { rdma res show qp 2>/dev/null | grep -c "^link $DEV/" || true; }
-no_qp() { [[ $(qp_count) == 0 ]]; }
-
 show_qps() { rdma res show qp 2>&1 | sed 's/^/   | /'; }
 
 # The kernel log since the last mark, for a failing step.
@@ -151,9 +148,9 @@ wait_for 10 test -b "$BDEV"
 echo "   controller $CTRL, namespace $BDEV, $(blockdev --getsize64 "$BDEV") bytes"
 [[ $(blockdev --getsize64 "$BDEV") == $((64 << 20)) ]] ||
 	step_fail "$BDEV is not the 64 MiB ramdisk"
-echo "   QPs of $DEV while connected: $(qp_count)"
-(($(qp_count) >= 2)) ||
-	step_fail "expected host and target QPs on $DEV, found $(qp_count)"
+echo "   QPs of $DEV while connected: $(qp_count "$DEV")"
+(($(qp_count "$DEV") >= 2)) ||
+	step_fail "expected host and target QPs on $DEV, found $(qp_count "$DEV")"
 
 step "NVMe-oF: 8 MiB O_DIRECT write, read back, compare"
 dmesg_mark
@@ -185,10 +182,7 @@ rmdir "$CFS/ports/1"
 echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable"
 rmdir "$CFS/subsystems/$NQN/namespaces/1"
 rmdir "$CFS/subsystems/$NQN"
-if ! out=$(wait_for 60 no_qp 2>&1); then
-	show_qps
-	step_fail "QPs left on $DEV after nvme disconnect: $out"
-fi
+qps_gone 60 "$DEV" || step_fail "QPs left on $DEV after nvme disconnect"
 modprobe -r nvme-rdma nvmet-rdma || fail "cannot unload nvme-rdma / nvmet-rdma"
 
 # ---------------------------------------------------------------------------
@@ -243,10 +237,10 @@ nfs_rdma_round() {
 		tee "$ULOG/xprt.$vers" | sed 's/^/   | /'
 	grep -q 'xprt:[[:space:]]*rdma' "$ULOG/xprt.$vers" ||
 		step_fail "mountstats shows no rdma transport for $MNT"
-	echo "   QPs of $DEV while mounted: $(qp_count)"
+	echo "   QPs of $DEV while mounted: $(qp_count "$DEV")"
 	show_qps
-	(($(qp_count) >= 2)) ||
-		step_fail "expected client and server QPs on $DEV, found $(qp_count)"
+	(($(qp_count "$DEV") >= 2)) ||
+		step_fail "expected client and server QPs on $DEV, found $(qp_count "$DEV")"
 
 	step "NFS vers=$vers: 4 MiB random file, drop caches, read back"
 	dmesg_mark
@@ -298,10 +292,8 @@ rpc.nfsd 0 || step_fail "rpc.nfsd 0 failed"
 exportfs -ua
 stop_daemons
 umount /proc/fs/nfsd
-if ! wait_for_quiet=$(wait_for 60 no_qp 2>&1); then
-	show_qps
-	step_fail "QPs left on $DEV after unmount and knfsd stop: $wait_for_quiet"
-fi
+qps_gone 60 "$DEV" ||
+	step_fail "QPs left on $DEV after unmount and knfsd stop"
 umount "$EXP"
 
 

@@ -118,6 +118,24 @@ until_ok() {
 	done
 }
 
+# qp_count [DEV]: how many QPs the RDMA core lists (of DEV only, if given).
+qp_count() {
+	rdma res show qp 2>/dev/null | grep -c "^link ${1:+$1/}" || true
+}
+
+qps_none() { [[ $(qp_count "${1:-}") == 0 ]]; }
+
+# qps_gone SECS [DEV]: within SECS no QP is left (of DEV only, if given);
+# else print those there are, for the log, and return 1. The caller says
+# what failed.
+qps_gone() {
+	local secs=$1 dev=${2:-}
+	until_ok "$secs" qps_none "$dev" && return 0
+	echo "   QPs left after ${secs}s${dev:+ on $dev}:"
+	rdma res show qp 2>&1 | sed 's/^/   | /'
+	return 1
+}
+
 # Load the RDMA core modules our siw.ko needs (siw itself is loaded on
 # demand by "rdma link add", or explicitly by siw_load).
 rdma_core_load() {
