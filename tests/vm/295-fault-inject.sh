@@ -38,8 +38,8 @@ FF=$DBG/fail_function
 need_progs obj_churn
 
 POINTS=(siw_cep_alloc siw_cep_send siw_listener_add siw_listener_alloc
-	siw_cq_ring_create siw_mem_create siw_mmap_add siw_mem_pin
-	siw_qp_alloc_rings siw_ring_alloc siw_tx_push siw_engine_init
+	siw_mem_create siw_mmap_add siw_mem_pin
+	siw_qp_alloc_rings __siw_ring_alloc siw_tx_push siw_engine_init
 	siw_tx_alloc_copy_buf)
 
 siw_pair siw siw

@@ -2,11 +2,11 @@
 /*
  * Completion queues: create, destroy, resize, push, poll and arm.
  *
- * The QP engine pushes completions into the ring at head. A slot whose
- * flags hold SIW_WQE_VALID belongs to the consumer: poll_cq for kernel
- * CQs, the process (libsiw) for user CQs, which clears the flags once it
- * has read the CQE. A push that finds its slot still VALID finds the CQ
- * full. The arm word (struct siw_cq_ctrl) after the ring says whether the
+ * The QP engine pushes completions into the ring (queue.h) at put. A
+ * slot whose flags hold SIW_WQE_VALID belongs to the consumer: poll_cq
+ * for kernel CQs, the process (libsiw) for user CQs, which clears the
+ * flags once it has read the CQE. A push that finds its slot still VALID
+ * finds the CQ full. The arm word (struct siw_cq_ctrl) after the ring says whether the
  * next push, or the next solicited one, fires the completion handler; the
  * push that fires clears it. Processes arm user CQs by writing that word.
  *
@@ -40,57 +40,28 @@
 
 static atomic_t siw_cq_last_id = ATOMIC_INIT(0);
 
-static size_t siw_cq_ring_size(u32 num)
-{
-	return array_size(num, sizeof(struct siw_cqe)) +
-	       sizeof(struct siw_cq_ctrl);
-}
-
 /*
- * Allocate a zeroed ring of @num CQEs. With @uctx (user CQs) it is offered
- * to that process, and *@key says where to map it.
+ * A zeroed ring of @num CQEs and the arm word. With @uctx (user CQs) it is
+ * offered to that process, and *@key says where to map it.
  */
-static noinline int siw_cq_ring_create(struct siw_cq_ring *ring, u32 num,
-				       struct ib_ucontext *uctx, u64 *key)
+static int siw_cq_ring_create(struct siw_ring *ring, u32 num,
+			      struct ib_ucontext *uctx, u64 *key)
 {
-	size_t size = siw_cq_ring_size(num);
-	struct rdma_user_mmap_entry *entry = NULL;
-	void *mem;
+	int err;
 
-	mem = uctx ? vmalloc_user(size) : kvzalloc(size, GFP_KERNEL);
-	if (!mem)
-		return -ENOMEM;
-
-	if (uctx) {
-		entry = siw_mmap_add(uctx, mem, size, key);
-		if (IS_ERR(entry)) {
-			vfree(mem);
-			return PTR_ERR(entry);
-		}
+	err = siw_ring_alloc(ring, num, sizeof(struct siw_cqe),
+			     sizeof(struct siw_cq_ctrl), !!uctx);
+	if (!err && uctx) {
+		err = siw_ring_share(ring, uctx, key);
+		if (err)
+			siw_ring_free(ring);
 	}
-	ring->cqe = mem;
-	ring->ctrl = mem + array_size(num, sizeof(struct siw_cqe));
-	ring->num = num;
-	ring->mmap_entry = entry;
-	return 0;
+	return err;
 }
 
-ALLOW_ERROR_INJECTION(siw_cq_ring_create, ERRNO);
-
-/* A user ring is freed once the process has no mapping of it left. */
-static void siw_cq_ring_destroy(struct siw_cq_ring *ring)
+static struct siw_cq_ctrl *siw_cq_ctrl(struct siw_cq *cq)
 {
-	if (ring->mmap_entry)
-		siw_mmap_remove(ring->mmap_entry);
-	else
-		kvfree(ring->cqe);
-	ring->cqe = NULL;
-	ring->ctrl = NULL;
-}
-
-static u32 siw_cq_next(const struct siw_cq *cq, u32 idx)
-{
-	return idx + 1 == cq->ring.num ? 0 : idx + 1;
+	return siw_ring_tail(&cq->ring);
 }
 
 static bool siw_cqe_valid(struct siw_cqe *cqe)
@@ -142,12 +113,14 @@ static bool siw_cq_arm_covers(u32 arm, bool solicited)
  */
 static bool siw_cq_disarm(struct siw_cq *cq, bool solicited)
 {
-	u32 arm = READ_ONCE(cq->ring.ctrl->flags);
+	u32 arm = READ_ONCE(siw_cq_ctrl(cq)->flags);
+
+	lockdep_assert_held(&cq->ring.lock);
 
 	if (!siw_cq_arm_covers(arm, solicited))
 		return false;
 
-	WRITE_ONCE(cq->ring.ctrl->flags, SIW_NOTIFY_NOT);
+	WRITE_ONCE(siw_cq_ctrl(cq)->flags, SIW_NOTIFY_NOT);
 	return true;
 }
 
@@ -171,15 +144,15 @@ int siw_cq_push(struct siw_cq *cq, const struct siw_wc *wc, bool solicited)
 	struct siw_cqe *cqe;
 	int err = 0;
 
-	spin_lock_irqsave(&cq->lock, irqflags);
-	cqe = &cq->ring.cqe[cq->head];
+	spin_lock_irqsave(&cq->ring.lock, irqflags);
+	cqe = siw_cqe_at(&cq->ring, cq->ring.put);
 	if (siw_cqe_valid(cqe)) {
 		err = -ENOSPC;
 		overflow_event = !cq->overflowed;
 		cq->overflowed = true;
 	} else {
 		siw_cqe_write(cq, cqe, wc);
-		cq->head = siw_cq_next(cq, cq->head);
+		cq->ring.put++;
 		/*
 		 * Order the CQE before reading the arm word: a process that
 		 * arms and then polls sees the CQE or gets the event.
@@ -187,7 +160,7 @@ int siw_cq_push(struct siw_cq *cq, const struct siw_wc *wc, bool solicited)
 		smp_mb();
 		notify = siw_cq_disarm(cq, solicited);
 	}
-	spin_unlock_irqrestore(&cq->lock, irqflags);
+	spin_unlock_irqrestore(&cq->ring.lock, irqflags);
 
 	/* Handlers may poll or re-arm, so they run without the lock. */
 	if (overflow_event)
@@ -256,16 +229,16 @@ static int siw_poll_cq(struct ib_cq *base, int num_entries, struct ib_wc *wc)
 	if (cq->is_user)
 		return -EOPNOTSUPP;
 
-	spin_lock_irqsave(&cq->lock, irqflags);
+	spin_lock_irqsave(&cq->ring.lock, irqflags);
 	for (n = 0; n < num_entries; n++) {
-		cqe = &cq->ring.cqe[cq->tail];
+		cqe = siw_cqe_at(&cq->ring, cq->ring.get);
 		if (!siw_cqe_valid(cqe))
 			break;
 		siw_cqe_to_ib_wc(cqe, &wc[n]);
 		WRITE_ONCE(cqe->flags, 0);
-		cq->tail = siw_cq_next(cq, cq->tail);
+		cq->ring.get++;
 	}
-	spin_unlock_irqrestore(&cq->lock, irqflags);
+	spin_unlock_irqrestore(&cq->ring.lock, irqflags);
 	return n;
 }
 
@@ -286,12 +259,12 @@ static int siw_req_notify_cq(struct ib_cq *base, enum ib_cq_notify_flags flags)
 	else
 		arm = SIW_NOTIFY_NEXT_COMPLETION;
 
-	spin_lock_irqsave(&cq->lock, irqflags);
-	word = &cq->ring.ctrl->flags;
+	spin_lock_irqsave(&cq->ring.lock, irqflags);
+	word = &siw_cq_ctrl(cq)->flags;
 	WRITE_ONCE(*word, READ_ONCE(*word) | arm);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && !cq->is_user)
-		missed = siw_cqe_valid(&cq->ring.cqe[cq->tail]);
-	spin_unlock_irqrestore(&cq->lock, irqflags);
+		missed = siw_cqe_valid(siw_cqe_at(&cq->ring, cq->ring.get));
+	spin_unlock_irqrestore(&cq->ring.lock, irqflags);
 	return missed;
 }
 
@@ -339,7 +312,6 @@ static int siw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 	if (!siw_obj_get(sdev, SIW_OBJ_CQ))
 		return -ENOMEM;
 
-	spin_lock_init(&cq->lock);
 	cq->is_user = !!udata;
 	cq->id = atomic_inc_return(&siw_cq_last_id);
 	err = siw_cq_ring_create(&cq->ring, siw_cq_num_slots(attr->cqe),
@@ -358,7 +330,7 @@ static int siw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 	return 0;
 
 destroy_ring:
-	siw_cq_ring_destroy(&cq->ring);
+	siw_ring_free(&cq->ring);
 put_obj:
 	siw_obj_put(sdev, SIW_OBJ_CQ);
 	return err;
@@ -369,27 +341,25 @@ static int siw_destroy_cq(struct ib_cq *base, struct ib_udata *udata)
 {
 	struct siw_cq *cq = to_siw_cq(base);
 
-	siw_cq_ring_destroy(&cq->ring);
+	siw_ring_free(&cq->ring);
 	siw_obj_put(to_siw_device(base->device), SIW_OBJ_CQ);
 	return 0;
 }
 
 /*
- * Completions not consumed yet: the VALID run that ends just before head
- * (consumers take CQEs in order). Returns how many, and sets *@first to
- * the oldest.
+ * Completions not consumed yet: the VALID run that ends just before put
+ * (consumers take CQEs in order; siw does not know how far a process
+ * has polled).
  */
-static u32 siw_cq_pending(struct siw_cq *cq, u32 *first)
+static u32 siw_cq_pending(struct siw_cq *cq)
 {
-	u32 num = cq->ring.num, n = 0, idx = cq->head;
+	u32 n = 0;
 
-	while (n < num) {
-		idx = idx ? idx - 1 : num - 1;
-		if (!siw_cqe_valid(&cq->ring.cqe[idx]))
-			break;
+	lockdep_assert_held(&cq->ring.lock);
+
+	while (n < cq->ring.num &&
+	       siw_cqe_valid(siw_cqe_at(&cq->ring, cq->ring.put - n - 1)))
 		n++;
-	}
-	*first = (cq->head + num - n) % num;
 	return n;
 }
 
@@ -397,31 +367,24 @@ static u32 siw_cq_pending(struct siw_cq *cq, u32 *first)
  * Move the CQ into @ring: pending completions go to its first slots, in
  * order, and the arm goes with them. Old ring back in @ring.
  */
-static int siw_cq_swap_ring(struct siw_cq *cq, struct siw_cq_ring *ring)
+static int siw_cq_swap_ring(struct siw_cq *cq, struct siw_ring *ring)
 {
-	struct siw_cq_ring old;
+	struct siw_cq_ctrl *new_ctrl = siw_ring_tail(ring);
 	unsigned long irqflags;
-	u32 first, n, i;
+	u32 get;
+	int err;
 
-	spin_lock_irqsave(&cq->lock, irqflags);
-	n = siw_cq_pending(cq, &first);
-	if (n > ring->num) {
-		spin_unlock_irqrestore(&cq->lock, irqflags);
-		return -EINVAL;
-	}
-	old = cq->ring;
-	for (i = 0; i < n; i++)
-		ring->cqe[i] = old.cqe[(first + i) % old.num];
-	ring->ctrl->flags = READ_ONCE(old.ctrl->flags);
-
-	cq->ring = *ring;
-	cq->head = n == ring->num ? 0 : n;
-	cq->tail = 0;
-	cq->base.cqe = ring->num;
-	spin_unlock_irqrestore(&cq->lock, irqflags);
-
-	*ring = old;
-	return 0;
+	spin_lock_irqsave(&cq->ring.lock, irqflags);
+	get = cq->ring.get;
+	cq->ring.get = cq->ring.put - siw_cq_pending(cq);
+	new_ctrl->flags = READ_ONCE(siw_cq_ctrl(cq)->flags);
+	err = siw_ring_move(&cq->ring, ring);
+	if (err)
+		cq->ring.get = get;
+	else
+		cq->base.cqe = cq->ring.num;
+	spin_unlock_irqrestore(&cq->ring.lock, irqflags);
+	return err ? -EINVAL : 0;
 }
 
 /*
@@ -432,7 +395,7 @@ static int siw_resize_cq(struct ib_cq *base, int cqe, struct ib_udata *udata)
 {
 	struct siw_uresp_resize_cq uresp = {};
 	struct siw_cq *cq = to_siw_cq(base);
-	struct siw_cq_ring ring;
+	struct siw_ring ring;
 	int err;
 
 	err = siw_cq_check_size(cqe);
@@ -457,7 +420,7 @@ static int siw_resize_cq(struct ib_cq *base, int cqe, struct ib_udata *udata)
 	/* On success, ring is the old one now. */
 	err = siw_cq_swap_ring(cq, &ring);
 destroy_ring:
-	siw_cq_ring_destroy(&ring);
+	siw_ring_free(&ring);
 	return err;
 }
 

@@ -14,21 +14,17 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
-/* The memory of a CQ; resize_cq swaps it for a new one. */
-struct siw_cq_ring {
-	struct siw_cqe *cqe;		/* num slots */
-	struct siw_cq_ctrl *ctrl;	/* right after the last slot */
-	u32 num;
-	struct rdma_user_mmap_entry *mmap_entry;	/* user CQs only */
-};
+#include "queue.h"
 
 struct siw_cq {
 	struct ib_cq base;		/* must stay first */
 
-	spinlock_t lock;		/* all below but id and is_user */
-	struct siw_cq_ring ring;
-	u32 head;			/* next slot the producer fills */
-	u32 tail;			/* next slot poll_cq reads (kernel) */
+	/*
+	 * CQEs, then the arm word (struct siw_cq_ctrl, the ring's tail);
+	 * resize_cq swaps the memory. siw produces at put; get is where
+	 * poll_cq reads (kernel CQs). ring.lock also guards overflowed.
+	 */
+	struct siw_ring ring;
 	bool overflowed;		/* IB_EVENT_CQ_ERR was dispatched */
 
 	u32 id;

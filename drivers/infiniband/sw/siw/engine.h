@@ -35,6 +35,7 @@
 
 #include "proto/fpdu.h"
 #include "proto/rx.h"
+#include "queue.h"
 
 struct siw_mem;
 struct siw_qp;
@@ -130,18 +131,19 @@ struct siw_tx {
 	u8 term_opt[SIW_TERM_MAX_OPT];
 	u32 term_opt_len;
 
-	/* Sent WRs completing in order (see above); under sent_lock. */
-	spinlock_t sent_lock;
-	struct siw_sent *sent;		/* ring of sent_num entries */
-	u32 sent_num;			/* a power of two */
-	u32 sent_head, sent_tail;
+	/*
+	 * Sent WRs completing in order (see above): struct siw_sent slots,
+	 * as many as the SQ has; reads_out under sent.lock too.
+	 */
+	struct siw_ring sent;
 	u32 reads_out;			/* RDMA Reads waiting for data */
 	u32 ord;			/* negotiated outbound Reads */
 
-	/* Peer's Read Requests to answer; under irq_lock. */
-	spinlock_t irq_lock;
-	struct siw_rresp irq[SIW_IRQ_SIZE];
-	u32 irq_head, irq_tail;
+	/*
+	 * Peer's Read Requests to answer: SIW_IRQ_SIZE struct siw_rresp
+	 * slots; irq_busy under irq.lock too.
+	 */
+	struct siw_ring irq;
 	bool irq_busy;			/* one popped is being answered */
 	u32 ird;			/* negotiated inbound Reads */
 };
@@ -149,12 +151,12 @@ struct siw_tx {
 /*
  * May the peer have one more Read outstanding? The one being answered
  * counts until its response's last FPDU is framed: the peer counts it
- * until that FPDU arrives. Under irq_lock.
+ * until that FPDU arrives. Under irq.lock.
  */
 static inline bool siw_irq_room(const struct siw_tx *tx)
 {
-	lockdep_assert_held(&tx->irq_lock);
-	return tx->irq_tail - tx->irq_head + tx->irq_busy < tx->ird;
+	lockdep_assert_held(&tx->irq.lock);
+	return siw_ring_used(&tx->irq) + tx->irq_busy < tx->ird;
 }
 
 /* What RX places the payload of the current segment into. */

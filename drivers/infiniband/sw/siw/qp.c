@@ -137,17 +137,19 @@ static noinline int siw_qp_alloc_rings(struct siw_qp *qp,
 {
 	int err;
 
-	err = siw_sq_alloc(&qp->sq, attr->cap.max_send_wr, qp->user);
+	err = siw_ring_alloc(&qp->sq, attr->cap.max_send_wr,
+			     sizeof(struct siw_sqe), 0, qp->user);
 	if (err)
 		return err;
 	if (qp->srq) {
-		/* No ring: siw_rq_*() must never be reached for it. */
+		/* No ring: the RQ functions must never be reached for it. */
 		spin_lock_init(&qp->rq.lock);
 		return 0;
 	}
-	err = siw_rq_alloc(&qp->rq, attr->cap.max_recv_wr, qp->user);
+	err = siw_ring_alloc(&qp->rq, attr->cap.max_recv_wr,
+			     sizeof(struct siw_rqe), 0, qp->user);
 	if (err)
-		siw_sq_free(&qp->sq);
+		siw_ring_free(&qp->sq);
 	return err;
 }
 
@@ -155,9 +157,9 @@ ALLOW_ERROR_INJECTION(siw_qp_alloc_rings, ERRNO);
 
 static void siw_qp_free_rings(struct siw_qp *qp)
 {
-	siw_sq_free(&qp->sq);
+	siw_ring_free(&qp->sq);
 	if (!qp->srq)
-		siw_rq_free(&qp->rq);
+		siw_ring_free(&qp->rq);
 }
 
 /*
@@ -175,9 +177,9 @@ static int siw_qp_share_rings(struct siw_qp *qp, struct ib_udata *udata)
 	};
 	int err;
 
-	err = siw_sq_share(&qp->sq, uctx, &uresp.sq_key);
+	err = siw_ring_share(&qp->sq, uctx, &uresp.sq_key);
 	if (!err && !qp->srq)
-		err = siw_rq_share(&qp->rq, uctx, &uresp.rq_key);
+		err = siw_ring_share(&qp->rq, uctx, &uresp.rq_key);
 	if (!err)
 		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
 	return err;
@@ -271,21 +273,13 @@ put_obj:
  */
 static void siw_qp_empty(struct siw_qp *qp)
 {
-	unsigned long flags;
 	u32 n;
 
 	if (qp->user) {
 		siw_qp_flush(qp);
 		return;
 	}
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	n = siw_sq_discard(&qp->sq);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (!qp->srq) {
-		spin_lock_irqsave(&qp->rq.lock, flags);
-		n += siw_rq_discard(&qp->rq);
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
-	}
+	n = siw_qp_drop_wrs(qp);
 	if (n)
 		siw_qp_dbg(qp, "destroyed with %u WRs outstanding\n", n);
 }

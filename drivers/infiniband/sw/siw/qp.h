@@ -82,8 +82,8 @@ struct siw_qp {
 	struct siw_cq *rcq;
 	struct siw_srq *srq;		/* or NULL: then rq is used */
 
-	struct siw_sq sq;
-	struct siw_rq rq;		/* num 0 with an SRQ */
+	struct siw_ring sq;
+	struct siw_ring rq;		/* num 0 with an SRQ */
 
 	/* The connection, if any: the CM sets it under state_lock. */
 	struct siw_cep *cep;
@@ -191,6 +191,12 @@ void siw_qp_async_event(struct siw_qp *qp, enum ib_event_type type);
 void siw_qp_flush(struct siw_qp *qp);
 void siw_sq_flush(struct siw_qp *qp);
 void siw_rq_flush(struct siw_qp *qp);
+
+/*
+ * Empty the rings without completions (RESET, and destroy of a kernel
+ * QP); a ring a flush owns is left to it. Returns how many WRs went.
+ */
+u32 siw_qp_drop_wrs(struct siw_qp *qp);
 
 /*
  * The SQ doorbell, rung by a zero-WR post_send (libsiw) and by kernel

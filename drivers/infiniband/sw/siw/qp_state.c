@@ -136,6 +136,15 @@ static bool siw_qp_to_error(struct siw_qp *qp)
 	return true;
 }
 
+u32 siw_qp_drop_wrs(struct siw_qp *qp)
+{
+	u32 n = siw_wq_drop(&qp->sq);
+
+	if (!qp->srq)
+		n += siw_wq_drop(&qp->rq);
+	return n;
+}
+
 void siw_qp_flush(struct siw_qp *qp)
 {
 	/*
@@ -326,21 +335,8 @@ void siw_qp_connect_access(struct siw_qp *qp)
 /* RESET empties the rings without completions. */
 static void siw_qp_discard(struct siw_qp *qp)
 {
-	unsigned long flags;
-	u32 n = 0;
+	u32 n = siw_qp_drop_wrs(qp);
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	/* A running flush completes them instead. */
-	if (!qp->sq.flushing)
-		n = siw_sq_discard(&qp->sq);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-
-	if (!qp->srq) {
-		spin_lock_irqsave(&qp->rq.lock, flags);
-		if (!qp->rq.flushing)
-			n += siw_rq_discard(&qp->rq);
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
-	}
 	if (n)
 		siw_qp_dbg(qp, "reset discarded %u WRs\n", n);
 }

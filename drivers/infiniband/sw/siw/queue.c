@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Work queue rings: their memory, and taking entries in and out of them.
+ * Rings: their memory, and taking entries in and out of them (queue.h).
  *
- * A slot changes hands through its flags only. siw reads them once, with
+ * A work queue's slot changes hands through its flags only. siw reads them once, with
  * acquire semantics, before copying the rest of the slot out, and hands a
  * slot back by clearing them with release semantics after the copy. What
  * the copy holds is checked before use: the producer of a user ring is
@@ -15,6 +15,7 @@
 #include <linux/error-injection.h>
 #include <linux/lockdep.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -25,119 +26,122 @@
 #include "queue.h"
 #include "siw.h"
 
-static noinline void *siw_ring_alloc(u32 num, size_t slot_size, bool user)
+noinline int __siw_ring_alloc(struct siw_ring *r, u32 num, size_t size,
+			      size_t tail, bool user, struct lock_class_key *key,
+			      const char *name)
 {
-	size_t size = array_size(num, slot_size);
+	size_t bytes;
 
-	return user ? vmalloc_user(size) : vzalloc(size);
+	memset(r, 0, sizeof(*r));
+	spin_lock_init(&r->lock);
+	lockdep_set_class_and_name(&r->lock, key, name);
+	r->num = roundup_pow_of_two(max(num, 1U));
+	r->size = size;
+	r->tail = tail;
+	bytes = size_add(array_size(r->num, size), tail);
+	r->mem = user ? vmalloc_user(bytes) : kvzalloc(bytes, GFP_KERNEL);
+	return r->mem ? 0 : -ENOMEM;
 }
 
-ALLOW_ERROR_INJECTION(siw_ring_alloc, NULL);
+ALLOW_ERROR_INJECTION(__siw_ring_alloc, ERRNO);
 
-static u32 siw_ring_num(u32 num)
+/* The slots and the tail: what a process maps. */
+static size_t siw_ring_bytes(const struct siw_ring *r)
 {
-	return roundup_pow_of_two(max(num, 1U));
+	return size_add(array_size(r->num, r->size), r->tail);
 }
 
-int siw_sq_alloc(struct siw_sq *sq, u32 num, bool user)
+int siw_ring_share(struct siw_ring *r, struct ib_ucontext *uctx, u64 *key)
 {
-	memset(sq, 0, sizeof(*sq));
-	spin_lock_init(&sq->lock);
-	sq->num = siw_ring_num(num);
-	sq->slot = siw_ring_alloc(sq->num, sizeof(*sq->slot), user);
-	return sq->slot ? 0 : -ENOMEM;
-}
+	struct rdma_user_mmap_entry *e;
 
-int siw_rq_alloc(struct siw_rq *rq, u32 num, bool user)
-{
-	memset(rq, 0, sizeof(*rq));
-	spin_lock_init(&rq->lock);
-	rq->num = siw_ring_num(num);
-	rq->slot = siw_ring_alloc(rq->num, sizeof(*rq->slot), user);
-	return rq->slot ? 0 : -ENOMEM;
-}
-
-static int siw_ring_share(void *mem, size_t size, struct ib_ucontext *uctx,
-			  struct rdma_user_mmap_entry **entry, u64 *key)
-{
-	struct rdma_user_mmap_entry *e = siw_mmap_add(uctx, mem, size, key);
-
+	e = siw_mmap_add(uctx, r->mem, siw_ring_bytes(r), key);
 	if (IS_ERR(e))
 		return PTR_ERR(e);
-	*entry = e;
+	r->mmap = e;
 	return 0;
 }
 
-int siw_sq_share(struct siw_sq *sq, struct ib_ucontext *uctx, u64 *key)
-{
-	return siw_ring_share(sq->slot, array_size(sq->num, sizeof(*sq->slot)),
-			      uctx, &sq->mmap, key);
-}
-
-int siw_rq_share(struct siw_rq *rq, struct ib_ucontext *uctx, u64 *key)
-{
-	return siw_ring_share(rq->slot, array_size(rq->num, sizeof(*rq->slot)),
-			      uctx, &rq->mmap, key);
-}
-
-/* A shared ring goes with its mmap entry, once the process unmapped it. */
-static void siw_ring_free(void *mem, struct rdma_user_mmap_entry **entry)
-{
-	if (*entry)
-		siw_mmap_remove(*entry);
-	else
-		vfree(mem);
-	*entry = NULL;
-}
-
 /*
- * The ring leaves the SQ under its lock before it goes: "rdma res show"
- * may look at a QP that is being destroyed (restrack.c).
+ * A shared ring goes with its mmap entry, once the process unmapped it.
+ * A ring that has no memory (never made, or made to fail by error
+ * injection before it was initialised) has nothing to free.
  */
-void siw_sq_free(struct siw_sq *sq)
+void siw_ring_free(struct siw_ring *r)
 {
 	struct rdma_user_mmap_entry *mmap;
 	unsigned long flags;
-	void *slot;
+	void *mem;
 
-	spin_lock_irqsave(&sq->lock, flags);
-	slot = sq->slot;
-	mmap = sq->mmap;
-	sq->slot = NULL;
-	sq->mmap = NULL;
-	spin_unlock_irqrestore(&sq->lock, flags);
-	siw_ring_free(slot, &mmap);
+	if (!READ_ONCE(r->mem) && !READ_ONCE(r->mmap))
+		return;
+	spin_lock_irqsave(&r->lock, flags);
+	mem = r->mem;
+	mmap = r->mmap;
+	r->mem = NULL;
+	r->mmap = NULL;
+	spin_unlock_irqrestore(&r->lock, flags);
+	if (mmap)
+		siw_mmap_remove(mmap);
+	else
+		kvfree(mem);
 }
 
-void siw_rq_free(struct siw_rq *rq)
+int siw_ring_move(struct siw_ring *r, struct siw_ring *new)
 {
-	struct rdma_user_mmap_entry *mmap;
-	unsigned long flags;
-	void *slot;
+	u32 n = siw_ring_used(r), i;
 
-	spin_lock_irqsave(&rq->lock, flags);
-	slot = rq->slot;
-	mmap = rq->mmap;
-	rq->slot = NULL;
-	rq->mmap = NULL;
-	spin_unlock_irqrestore(&rq->lock, flags);
-	siw_ring_free(slot, &mmap);
+	lockdep_assert_held(&r->lock);
+
+	if (n > new->num || new->size != r->size)
+		return -ENOSPC;
+	for (i = 0; i < n; i++)
+		memcpy(siw_ring_at(new, i), siw_ring_at(r, r->get + i), r->size);
+	new->put = n;
+	new->get = 0;
+
+	swap(r->mem, new->mem);
+	swap(r->mmap, new->mmap);
+	swap(r->num, new->num);
+	swap(r->put, new->put);
+	swap(r->get, new->get);
+	return 0;
 }
 
-bool siw_sq_peek_raw(struct siw_sq *sq, struct siw_sqe *sqe)
+/* SQEs and RQEs keep their flags at one place: one peek serves both. */
+static_assert(offsetof(struct siw_sqe, flags) ==
+	      offsetof(struct siw_rqe, flags));
+static_assert(sizeof_field(struct siw_sqe, flags) == sizeof(u16));
+static_assert(sizeof_field(struct siw_rqe, flags) == sizeof(u16));
+
+static u16 *siw_wqe_flags(void *slot)
 {
-	struct siw_sqe *slot = siw_sq_slot(sq, sq->get);
+	return slot + offsetof(struct siw_sqe, flags);
+}
+
+bool siw_wq_peek(struct siw_ring *wq, void *wqe)
+{
+	void *slot = siw_ring_at(wq, wq->get);
 	u16 flags;
 
-	lockdep_assert_held(&sq->lock);
+	lockdep_assert_held(&wq->lock);
 
 	/* Acquire: the slot is copied only after VALID was seen. */
-	flags = smp_load_acquire(&slot->flags);
+	flags = smp_load_acquire(siw_wqe_flags(slot));
 	if (!(flags & SIW_WQE_VALID))
 		return false;
-	memcpy(sqe, slot, sizeof(*sqe));
-	sqe->flags = flags;
+	memcpy(wqe, slot, wq->size);
+	*siw_wqe_flags(wqe) = flags;
 	return true;
+}
+
+void siw_wq_consume(struct siw_ring *wq)
+{
+	lockdep_assert_held(&wq->lock);
+
+	/* Release: the copy is complete before the slot is handed back. */
+	smp_store_release(siw_wqe_flags(siw_ring_at(wq, wq->get)), 0);
+	wq->get++;
 }
 
 /*
@@ -145,73 +149,80 @@ bool siw_sq_peek_raw(struct siw_sq *sq, struct siw_sqe *sqe)
  * no longer VALID. The full barrier orders clearing this slot before
  * reading the next one, as the process orders writing the next one
  * before reading this one: either it sees this slot free and rings, or
- * siw sees the next slot VALID and keeps going.
+ * siw sees the next slot VALID and keeps going. Discard and flush take
+ * slots this way from any work queue: they are not on a fast path.
  */
-void siw_sq_consume_raw(struct siw_sq *sq)
+void siw_sq_consume(struct siw_ring *sq)
 {
-	lockdep_assert_held(&sq->lock);
-
-	/* Release: the copy is complete before the slot is handed back. */
-	smp_store_release(&siw_sq_slot(sq, sq->get)->flags, 0);
-	sq->get++;
+	siw_wq_consume(sq);
 	/* Pairs with the process's barrier between post and doorbell test. */
 	smp_mb();
 }
 
-u32 siw_sq_discard(struct siw_sq *sq)
+u32 siw_wq_discard(struct siw_ring *wq)
 {
-	struct siw_sqe sqe;
+	union {
+		struct siw_sqe sqe;
+		struct siw_rqe rqe;
+	} copy;
 	u32 n;
 
-	for (n = 0; n < sq->num && siw_sq_peek_raw(sq, &sqe); n++)
-		siw_sq_consume_raw(sq);
+	lockdep_assert_held(&wq->lock);
+
+	if (WARN_ON_ONCE(wq->size > sizeof(copy)))
+		return 0;
+	for (n = 0; n < wq->num && siw_wq_peek(wq, &copy); n++)
+		siw_sq_consume(wq);
 	return n;
 }
 
-bool siw_rq_peek(struct siw_rq *rq, struct siw_rqe *rqe)
+u32 siw_wq_drop(struct siw_ring *wq)
 {
-	struct siw_rqe *slot = siw_rq_slot(rq, rq->get);
-	u16 flags;
+	unsigned long flags;
+	u32 n = 0;
 
-	lockdep_assert_held(&rq->lock);
-
-	/* Acquire: the slot is copied only after VALID was seen. */
-	flags = smp_load_acquire(&slot->flags);
-	if (!(flags & SIW_WQE_VALID))
-		return false;
-	memcpy(rqe, slot, sizeof(*rqe));
-	rqe->flags = flags;
-	return true;
-}
-
-void siw_rq_consume(struct siw_rq *rq)
-{
-	lockdep_assert_held(&rq->lock);
-
-	/* Release: the copy is complete before the slot is handed back. */
-	smp_store_release(&siw_rq_slot(rq, rq->get)->flags, 0);
-	rq->get++;
-}
-
-u32 siw_rq_discard(struct siw_rq *rq)
-{
-	struct siw_rqe rqe;
-	u32 n;
-
-	for (n = 0; n < rq->num && siw_rq_peek(rq, &rqe); n++)
-		siw_rq_consume(rq);
+	spin_lock_irqsave(&wq->lock, flags);
+	if (!wq->flushing)
+		n = siw_wq_discard(wq);
+	spin_unlock_irqrestore(&wq->lock, flags);
 	return n;
 }
 
-u32 siw_rq_posted(struct siw_rq *rq, u32 max)
+u32 siw_wq_posted(struct siw_ring *wq, u32 max)
 {
 	u32 n;
 
-	max = min(max, rq->num);
+	lockdep_assert_held(&wq->lock);
+
+	max = min(max, wq->num);
 	for (n = 0; n < max; n++)
-		if (!(READ_ONCE(siw_rq_slot(rq, rq->get + n)->flags) &
+		if (!(READ_ONCE(*siw_wqe_flags(siw_ring_at(wq, wq->get + n))) &
 		      SIW_WQE_VALID))
 			break;
+	return n;
+}
+
+u32 siw_wq_flush(struct siw_ring *wq, u32 budget, void *wqe,
+		 void (*complete)(void *ctx, const void *wqe), void *ctx)
+{
+	unsigned long flags;
+	u32 n = 0;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	if (wq->flushing) {
+		spin_unlock_irqrestore(&wq->lock, flags);
+		return 0;
+	}
+	wq->flushing = true;
+	while (n < budget && siw_wq_peek(wq, wqe)) {
+		spin_unlock_irqrestore(&wq->lock, flags);
+		complete(ctx, wqe);
+		spin_lock_irqsave(&wq->lock, flags);
+		siw_sq_consume(wq);
+		n++;
+	}
+	wq->flushing = false;
+	spin_unlock_irqrestore(&wq->lock, flags);
 	return n;
 }
 
@@ -236,7 +247,20 @@ enum siw_wc_status siw_rqe_check(struct siw_rqe *rqe)
 	return SIW_WC_SUCCESS;
 }
 
-int siw_rq_post(struct siw_rq *rq, const struct ib_recv_wr *wr, u32 max_sge)
+int siw_rq_take(struct siw_ring *rq, struct siw_rqe *rqe)
+{
+	enum siw_wc_status status;
+
+	lockdep_assert_held(&rq->lock);
+
+	if (rq->flushing || !siw_wq_peek(rq, rqe))
+		return -ENOENT;
+	status = siw_rqe_check(rqe);
+	siw_wq_consume(rq);
+	return status == SIW_WC_SUCCESS ? 0 : -EINVAL;
+}
+
+int siw_rq_post(struct siw_ring *rq, const struct ib_recv_wr *wr, u32 max_sge)
 {
 	struct siw_rqe *slot;
 	int i;
@@ -245,10 +269,10 @@ int siw_rq_post(struct siw_rq *rq, const struct ib_recv_wr *wr, u32 max_sge)
 
 	if (wr->num_sge < 0 || (u32)wr->num_sge > max_sge)
 		return -EINVAL;
-	if (rq->put - rq->get >= rq->num)
+	if (siw_ring_full(rq))
 		return -ENOMEM;
 
-	slot = siw_rq_slot(rq, rq->put);
+	slot = siw_rqe_at(rq, rq->put);
 	slot->id = wr->wr_id;
 	slot->num_sge = wr->num_sge;
 	slot->opcode = SIW_OP_RECEIVE;
@@ -264,25 +288,5 @@ int siw_rq_post(struct siw_rq *rq, const struct ib_recv_wr *wr, u32 max_sge)
 	/* Release: the slot is filled before it reads VALID. */
 	smp_store_release(&slot->flags, SIW_WQE_VALID);
 	rq->put++;
-	return 0;
-}
-
-int siw_rq_move(struct siw_rq *rq, struct siw_rq *new)
-{
-	u32 n = rq->put - rq->get, i;
-
-	lockdep_assert_held(&rq->lock);
-
-	if (n > new->num)
-		return -ENOSPC;
-	for (i = 0; i < n; i++)
-		*siw_rq_slot(new, i) = *siw_rq_slot(rq, rq->get + i);
-	new->put = n;
-	new->get = 0;
-
-	swap(rq->slot, new->slot);
-	swap(rq->num, new->num);
-	swap(rq->put, new->put);
-	swap(rq->get, new->get);
 	return 0;
 }

@@ -33,17 +33,17 @@ static const char *siw_tx_kind_name(enum siw_tx_kind kind)
 /*
  * Flags of the oldest SQ slot: VALID set means a WR waits there. The core
  * may ask while destroy_qp runs (it leaves restrack only afterwards): the
- * ring is read under its lock, and siw_sq_free() takes it away under it.
+ * ring is read under its lock, and siw_ring_free() takes it away under it.
  */
 static u32 siw_res_sq_head_flags(struct siw_qp *qp)
 {
-	struct siw_sq *sq = &qp->sq;
+	struct siw_ring *sq = &qp->sq;
 	unsigned long irqflags;
 	u32 flags = 0;
 
 	spin_lock_irqsave(&sq->lock, irqflags);
-	if (sq->slot && sq->num)
-		flags = READ_ONCE(siw_sq_slot(sq, sq->get)->flags);
+	if (sq->mem && sq->num)
+		flags = READ_ONCE(siw_sqe_at(sq, sq->get)->flags);
 	spin_unlock_irqrestore(&sq->lock, irqflags);
 	return flags;
 }
@@ -70,11 +70,11 @@ static int siw_res_put_tx(struct sk_buff *msg, struct siw_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "tx_reads_out",
 				   READ_ONCE(tx->reads_out)) ||
 	    rdma_nl_put_driver_u32(msg, "tx_unacked",
-				   READ_ONCE(tx->sent_tail) -
-				   READ_ONCE(tx->sent_head)) ||
+				   READ_ONCE(tx->sent.put) -
+				   READ_ONCE(tx->sent.get)) ||
 	    rdma_nl_put_driver_u32(msg, "tx_read_resps",
-				   READ_ONCE(tx->irq_tail) -
-				   READ_ONCE(tx->irq_head)))
+				   READ_ONCE(tx->irq.put) -
+				   READ_ONCE(tx->irq.get)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -15,22 +15,15 @@
 #include "srq.h"
 
 /* The QP's own RQ; the caller knows the QP has no SRQ. */
-static int siw_rq_take(struct siw_qp *qp, struct siw_rqe *rqe)
+static int siw_qp_rq_take(struct siw_qp *qp, struct siw_rqe *rqe)
 {
-	struct siw_rq *rq = &qp->rq;
-	enum siw_wc_status status;
 	unsigned long flags;
+	int err;
 
-	spin_lock_irqsave(&rq->lock, flags);
-	if (rq->flushing || !siw_rq_peek(rq, rqe)) {
-		spin_unlock_irqrestore(&rq->lock, flags);
-		return -ENOENT;
-	}
-	status = siw_rqe_check(rqe);
-	siw_rq_consume(rq);
-	spin_unlock_irqrestore(&rq->lock, flags);
-
-	return status == SIW_WC_SUCCESS ? 0 : -EINVAL;
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	err = siw_rq_take(&qp->rq, rqe);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return err;
 }
 
 int siw_rq_get(struct siw_qp *qp, struct siw_rqe *rqe)
@@ -40,7 +33,7 @@ int siw_rq_get(struct siw_qp *qp, struct siw_rqe *rqe)
 	if (qp->srq)
 		err = siw_srq_get_rqe(qp->srq, rqe);
 	else
-		err = siw_rq_take(qp, rqe);
+		err = siw_qp_rq_take(qp, rqe);
 
 	if (err == -EINVAL) {
 		siw_err_rl(qp->sdev, "QP %u: malformed RQE (%u SGEs); QP to ERROR\n",
@@ -51,31 +44,20 @@ int siw_rq_get(struct siw_qp *qp, struct siw_rqe *rqe)
 	return err;
 }
 
-/* As siw_sq_flush(): one flusher, no lock held while completing. */
+static void siw_rqe_flush_one(void *qp, const void *rqe)
+{
+	siw_rqe_complete(qp, rqe, 0, SIW_WC_WR_FLUSH_ERR, 0, 0);
+}
+
+/* As siw_sq_flush(): a pass takes at most a ring's worth of a process's. */
 void siw_rq_flush(struct siw_qp *qp)
 {
-	struct siw_rq *rq = &qp->rq;
-	u32 budget = qp->user ? rq->num : U32_MAX;
 	struct siw_rqe rqe;
-	unsigned long flags;
 
 	if (qp->srq)
 		return;
-
-	spin_lock_irqsave(&rq->lock, flags);
-	if (rq->flushing) {
-		spin_unlock_irqrestore(&rq->lock, flags);
-		return;
-	}
-	rq->flushing = true;
-	while (budget-- && siw_rq_peek(rq, &rqe)) {
-		spin_unlock_irqrestore(&rq->lock, flags);
-		siw_rqe_complete(qp, &rqe, 0, SIW_WC_WR_FLUSH_ERR, 0, 0);
-		spin_lock_irqsave(&rq->lock, flags);
-		siw_rq_consume(rq);
-	}
-	rq->flushing = false;
-	spin_unlock_irqrestore(&rq->lock, flags);
+	siw_wq_flush(&qp->rq, qp->user ? qp->rq.num : U32_MAX, &rqe,
+		     siw_rqe_flush_one, qp);
 }
 
 /*
@@ -86,7 +68,7 @@ int siw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr)
 {
 	struct siw_qp *qp = to_siw_qp(base);
-	struct siw_rq *rq = &qp->rq;
+	struct siw_ring *rq = &qp->rq;
 	unsigned long flags;
 	int err = 0;
 

@@ -301,9 +301,9 @@ static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 				     h->u.rreq.src_stag);
 	if (siw_rx_is_rtr_read(qp, h))
 		return 0;	/* answered whatever the IRD */
-	spin_lock_irqsave(&tx->irq_lock, flags);
+	spin_lock_irqsave(&tx->irq.lock, flags);
 	room = siw_irq_room(tx);
-	spin_unlock_irqrestore(&tx->irq_lock, flags);
+	spin_unlock_irqrestore(&tx->irq.lock, flags);
 	if (!room)
 		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
 						       DDP_U_MSN_NOBUF),

@@ -92,7 +92,7 @@ static int siw_sq_peek(struct siw_qp *qp, struct siw_sqe *sqe)
 {
 	lockdep_assert_held(&qp->sq.lock);
 
-	if (qp->sq.flushing || !siw_sq_peek_raw(&qp->sq, sqe))
+	if (qp->sq.flushing || !siw_wq_peek(&qp->sq, sqe))
 		return -ENOENT;
 	if (siw_sqe_check(sqe, qp->user) != SIW_WC_SUCCESS)
 		return -EINVAL;
@@ -123,7 +123,7 @@ int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
 	if (!err && siw_sqe_waits(sqe, gate))
 		err = -ENOENT;
 	else if (err != -ENOENT)
-		siw_sq_consume_raw(&qp->sq);
+		siw_sq_consume(&qp->sq);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	if (err == -EINVAL) {
@@ -146,30 +146,17 @@ int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
  * look a tick later (siw_sq_recheck_later) takes the rest, and what a
  * process posted without a doorbell while the pass ran.
  */
+static void siw_sqe_flush_one(void *qp, const void *sqe)
+{
+	siw_sqe_complete(qp, sqe, 0, SIW_WC_WR_FLUSH_ERR);
+}
+
 void siw_sq_flush(struct siw_qp *qp)
 {
-	struct siw_sq *sq = &qp->sq;
-	u32 budget = qp->user ? sq->num : U32_MAX;
 	struct siw_sqe sqe;
-	unsigned long flags;
-	u32 n = 0;
 
-	spin_lock_irqsave(&sq->lock, flags);
-	if (sq->flushing) {
-		spin_unlock_irqrestore(&sq->lock, flags);
-		return;
-	}
-	sq->flushing = true;
-	while (n < budget && siw_sq_peek_raw(sq, &sqe)) {
-		spin_unlock_irqrestore(&sq->lock, flags);
-		siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR);
-		spin_lock_irqsave(&sq->lock, flags);
-		siw_sq_consume_raw(sq);
-		n++;
-	}
-	sq->flushing = false;
-	spin_unlock_irqrestore(&sq->lock, flags);
-	if (n)
+	if (siw_wq_flush(&qp->sq, qp->user ? qp->sq.num : U32_MAX, &sqe,
+			 siw_sqe_flush_one, qp))
 		siw_sq_recheck_later(qp);
 }
 
@@ -326,7 +313,7 @@ static int siw_sqe_write(struct siw_qp *qp, struct siw_sqe *slot,
 static int siw_sq_post(struct siw_qp *qp, const struct ib_send_wr *wr,
 		       const struct ib_send_wr **bad_wr)
 {
-	struct siw_sq *sq = &qp->sq;
+	struct siw_ring *sq = &qp->sq;
 	unsigned long flags;
 	int err = 0;
 
@@ -338,11 +325,11 @@ static int siw_sq_post(struct siw_qp *qp, const struct ib_send_wr *wr,
 		siw_qp_dbg(qp, "post_send in state %d refused\n",
 			   READ_ONCE(qp->state));
 	while (wr && !err) {
-		if (sq->put - sq->get >= sq->num) {
+		if (siw_ring_full(sq)) {
 			err = -ENOMEM;
 			break;
 		}
-		err = siw_sqe_write(qp, siw_sq_slot(sq, sq->put), wr);
+		err = siw_sqe_write(qp, siw_sqe_at(sq, sq->put), wr);
 		if (!err) {
 			sq->put++;
 			wr = wr->next;

@@ -36,19 +36,15 @@ static void siw_srq_event(struct siw_srq *srq, enum ib_event_type type)
 
 int siw_srq_get_rqe(struct siw_srq *srq, struct siw_rqe *rqe)
 {
-	struct siw_rq *rq = &srq->rq;
-	enum siw_wc_status status;
+	struct siw_ring *rq = &srq->rq;
 	bool limit_reached = false;
 	unsigned long flags;
+	int err;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	if (!siw_rq_peek(rq, rqe)) {
-		spin_unlock_irqrestore(&rq->lock, flags);
-		return -ENOENT;
-	}
-	status = siw_rqe_check(rqe);
-	siw_rq_consume(rq);
-	if (srq->limit && siw_rq_posted(rq, srq->limit) < srq->limit) {
+	err = siw_rq_take(rq, rqe);
+	if (err != -ENOENT && srq->limit &&
+	    siw_wq_posted(rq, srq->limit) < srq->limit) {
 		srq->limit = 0;
 		limit_reached = true;
 	}
@@ -56,7 +52,7 @@ int siw_srq_get_rqe(struct siw_srq *srq, struct siw_rqe *rqe)
 
 	if (limit_reached)
 		siw_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
-	return status == SIW_WC_SUCCESS ? 0 : -EINVAL;
+	return err;
 }
 
 static int siw_srq_share(struct siw_srq *srq, struct ib_udata *udata)
@@ -67,7 +63,7 @@ static int siw_srq_share(struct siw_srq *srq, struct ib_udata *udata)
 	};
 	int err;
 
-	err = siw_rq_share(&srq->rq, uctx, &uresp.srq_key);
+	err = siw_ring_share(&srq->rq, uctx, &uresp.srq_key);
 	if (!err)
 		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
 	return err;
@@ -102,7 +98,8 @@ static int siw_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	srq->user = !!udata;
 	srq->max_sge = SIW_MAX_SGE;
 	srq->limit = 0;
-	err = siw_rq_alloc(&srq->rq, attr->max_wr, srq->user);
+	err = siw_ring_alloc(&srq->rq, attr->max_wr, sizeof(struct siw_rqe), 0,
+			     srq->user);
 	if (err)
 		goto put_obj;
 	if (udata) {
@@ -115,7 +112,7 @@ static int siw_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	return 0;
 
 free_ring:
-	siw_rq_free(&srq->rq);
+	siw_ring_free(&srq->rq);
 put_obj:
 	siw_obj_put(sdev, SIW_OBJ_SRQ);
 	return err;
@@ -124,11 +121,11 @@ put_obj:
 /* Kernel SRQs: a new ring, with the posted RQEs moved over in order. */
 static int siw_srq_resize(struct siw_srq *srq, u32 max_wr)
 {
-	struct siw_rq new;
+	struct siw_ring new;
 	unsigned long flags;
 	int err;
 
-	err = siw_rq_alloc(&new, max_wr, false);
+	err = siw_ring_alloc(&new, max_wr, sizeof(struct siw_rqe), 0, false);
 	if (err)
 		return err;
 
@@ -136,10 +133,10 @@ static int siw_srq_resize(struct siw_srq *srq, u32 max_wr)
 	if (srq->limit > new.num)
 		err = -EINVAL;
 	else
-		err = siw_rq_move(&srq->rq, &new);
+		err = siw_ring_move(&srq->rq, &new);
 	spin_unlock_irqrestore(&srq->rq.lock, flags);
 
-	siw_rq_free(&new);
+	siw_ring_free(&new);
 	return err;
 }
 
@@ -201,7 +198,7 @@ static int siw_destroy_srq(struct ib_srq *base, struct ib_udata *udata)
 {
 	struct siw_srq *srq = to_siw_srq(base);
 
-	siw_rq_free(&srq->rq);
+	siw_ring_free(&srq->rq);
 	siw_obj_put(to_siw_device(base->device), SIW_OBJ_SRQ);
 	return 0;
 }

@@ -15,7 +15,7 @@
 
 struct siw_srq {
 	struct ib_srq base;		/* must stay first */
-	struct siw_rq rq;		/* rq.lock also guards limit */
+	struct siw_ring rq;		/* rq.lock also guards limit */
 	u32 max_sge;
 	u32 limit;			/* armed while non-zero */
 	bool user;			/* ring shared with a process */

@@ -67,32 +67,42 @@ void siw_tx_module_exit(void)
  * Completions leave the SQ in order: the sent ring.
  */
 
-static bool siw_sent_empty(const struct siw_tx *tx)
+static struct siw_sent *siw_sent_at(struct siw_tx *tx, u32 i)
 {
-	return tx->sent_head == tx->sent_tail;
+	return siw_ring_at(&tx->sent, i);
 }
 
-static bool siw_sent_full(const struct siw_tx *tx)
+/* The slot a WR leaving the engine now takes; the ring has room. */
+static struct siw_sent *siw_sent_add(struct siw_tx *tx)
 {
-	return tx->sent_tail - tx->sent_head >= tx->sent_num;
+	lockdep_assert_held(&tx->sent.lock);
+	return siw_sent_at(tx, tx->sent.put++);
 }
 
-static struct siw_sent *siw_sent_slot(struct siw_tx *tx, u32 i)
+/* The oldest WR still waiting for its data (a Read), or NULL. */
+static struct siw_sent *siw_sent_waiting(struct siw_tx *tx)
 {
-	return &tx->sent[i & (tx->sent_num - 1)];
+	u32 i;
+
+	lockdep_assert_held(&tx->sent.lock);
+	for (i = tx->sent.get; i != tx->sent.put; i++)
+		if (!siw_sent_at(tx, i)->done)
+			return siw_sent_at(tx, i);
+	return NULL;
 }
 
-/* Complete what is done at the head; sent_lock held. */
+/* Complete what is done at the head. */
 static void siw_sent_reap(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
 
-	while (!siw_sent_empty(tx)) {
-		struct siw_sent *s = siw_sent_slot(tx, tx->sent_head);
+	lockdep_assert_held(&tx->sent.lock);
+	while (siw_ring_used(&tx->sent)) {
+		struct siw_sent *s = siw_sent_at(tx, tx->sent.get);
 
 		if (!s->done)
 			break;
-		tx->sent_head++;
+		tx->sent.get++;
 		siw_sqe_complete(qp, &s->sqe, s->bytes, s->status);
 	}
 }
@@ -105,18 +115,18 @@ static void siw_tx_complete(struct siw_qp *qp, const struct siw_sqe *sqe,
 	struct siw_sent *s;
 	unsigned long flags;
 
-	spin_lock_irqsave(&tx->sent_lock, flags);
-	if (siw_sent_empty(tx)) {
+	spin_lock_irqsave(&tx->sent.lock, flags);
+	if (!siw_ring_used(&tx->sent)) {
 		siw_sqe_complete(qp, sqe, bytes, status);
 	} else if (status != SIW_WC_SUCCESS ||
 		   (sqe->flags & SIW_WQE_SIGNALLED) || qp->sq_sig_all) {
-		s = siw_sent_slot(tx, tx->sent_tail++);
+		s = siw_sent_add(tx);
 		s->sqe = *sqe;
 		s->bytes = bytes;
 		s->status = status;
 		s->done = true;
 	}
-	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	spin_unlock_irqrestore(&tx->sent.lock, flags);
 }
 
 /* An RDMA Read Request goes out: its completion waits for the data. */
@@ -126,56 +136,45 @@ static void siw_tx_read_sent(struct siw_qp *qp, const struct siw_sqe *sqe)
 	struct siw_sent *s;
 	unsigned long flags;
 
-	spin_lock_irqsave(&tx->sent_lock, flags);
-	s = siw_sent_slot(tx, tx->sent_tail++);
+	spin_lock_irqsave(&tx->sent.lock, flags);
+	s = siw_sent_add(tx);
 	s->sqe = *sqe;
 	s->bytes = sqe->num_sge ? sqe->sge[0].length : 0;
 	s->status = SIW_WC_SUCCESS;
 	s->done = false;
 	tx->reads_out++;
-	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	spin_unlock_irqrestore(&tx->sent.lock, flags);
 }
 
 bool siw_tx_read_sink(struct siw_qp *qp, struct siw_sqe *sqe)
 {
 	struct siw_tx *tx = &qp->tx;
 	unsigned long flags;
-	bool found = false;
-	u32 i;
+	struct siw_sent *s;
 
-	spin_lock_irqsave(&tx->sent_lock, flags);
-	for (i = tx->sent_head; i != tx->sent_tail; i++) {
-		struct siw_sent *s = siw_sent_slot(tx, i);
-
-		if (!s->done) {
-			*sqe = s->sqe;
-			found = true;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&tx->sent_lock, flags);
-	return found;
+	spin_lock_irqsave(&tx->sent.lock, flags);
+	s = siw_sent_waiting(tx);
+	if (s)
+		*sqe = s->sqe;
+	spin_unlock_irqrestore(&tx->sent.lock, flags);
+	return s;
 }
 
 void siw_tx_read_done(struct siw_qp *qp, enum siw_wc_status status)
 {
 	struct siw_tx *tx = &qp->tx;
 	unsigned long flags;
-	u32 i;
+	struct siw_sent *s;
 
-	spin_lock_irqsave(&tx->sent_lock, flags);
-	for (i = tx->sent_head; i != tx->sent_tail; i++) {
-		struct siw_sent *s = siw_sent_slot(tx, i);
-
-		if (!s->done) {
-			s->done = true;
-			s->status = status;
-			tx->reads_out--;
-			break;
-		}
+	spin_lock_irqsave(&tx->sent.lock, flags);
+	s = siw_sent_waiting(tx);
+	if (s) {
+		s->done = true;
+		s->status = status;
+		tx->reads_out--;
 	}
 	siw_sent_reap(qp);
-	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	spin_unlock_irqrestore(&tx->sent.lock, flags);
 	/* An ORD slot is free, a fence may be lifted. */
 	siw_tx_schedule(qp);
 }
@@ -197,11 +196,11 @@ bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr,
 	unsigned long flags;
 	bool ok;
 
-	spin_lock_irqsave(&tx->irq_lock, flags);
-	ok = rtr || siw_irq_room(tx);
+	spin_lock_irqsave(&tx->irq.lock, flags);
+	ok = (rtr && !siw_ring_full(&tx->irq)) || siw_irq_room(tx);
 	if (ok)
-		tx->irq[tx->irq_tail++ % SIW_IRQ_SIZE] = *rr;
-	spin_unlock_irqrestore(&tx->irq_lock, flags);
+		*(struct siw_rresp *)siw_ring_at(&tx->irq, tx->irq.put++) = *rr;
+	spin_unlock_irqrestore(&tx->irq.lock, flags);
 	if (ok)
 		siw_tx_schedule(qp);
 	return ok;
@@ -213,13 +212,13 @@ static bool siw_tx_pop_rresp(struct siw_tx *tx, struct siw_rresp *rr)
 	unsigned long flags;
 	bool ok;
 
-	spin_lock_irqsave(&tx->irq_lock, flags);
-	ok = tx->irq_head != tx->irq_tail;
+	spin_lock_irqsave(&tx->irq.lock, flags);
+	ok = siw_ring_used(&tx->irq);
 	if (ok) {
-		*rr = tx->irq[tx->irq_head++ % SIW_IRQ_SIZE];
+		*rr = *(struct siw_rresp *)siw_ring_at(&tx->irq, tx->irq.get++);
 		tx->irq_busy = true;
 	}
-	spin_unlock_irqrestore(&tx->irq_lock, flags);
+	spin_unlock_irqrestore(&tx->irq.lock, flags);
 	return ok;
 }
 
@@ -228,9 +227,9 @@ static void siw_tx_rresp_done(struct siw_tx *tx)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&tx->irq_lock, flags);
+	spin_lock_irqsave(&tx->irq.lock, flags);
 	tx->irq_busy = false;
-	spin_unlock_irqrestore(&tx->irq_lock, flags);
+	spin_unlock_irqrestore(&tx->irq.lock, flags);
 }
 
 void siw_tx_terminate(struct siw_qp *qp, const struct siw_term_code *tc,
@@ -697,10 +696,10 @@ static void siw_tx_gate(struct siw_tx *tx, struct siw_sq_gate *gate)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&tx->sent_lock, flags);
-	gate->full = siw_sent_full(tx);
+	spin_lock_irqsave(&tx->sent.lock, flags);
+	gate->full = siw_ring_full(&tx->sent);
 	gate->reads_out = tx->reads_out;
-	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	spin_unlock_irqrestore(&tx->sent.lock, flags);
 	/*
 	 * Only this transmitter adds to the sent ring; RX only empties it.
 	 * So the gate can only be too strict, and then the Read completing
@@ -1104,12 +1103,18 @@ int siw_engine_init(struct siw_qp *qp)
 	mutex_init(&tx->mutex);
 	INIT_WORK(&tx->work, siw_tx_work);
 	INIT_DELAYED_WORK(&tx->recheck, siw_tx_recheck);
+	int err;
+
 	spin_lock_init(&tx->term_lock);
-	spin_lock_init(&tx->sent_lock);
-	spin_lock_init(&tx->irq_lock);
-	tx->sent_num = qp->sq.num;
-	tx->sent = kvcalloc(tx->sent_num, sizeof(*tx->sent), GFP_KERNEL);
-	return tx->sent ? 0 : -ENOMEM;
+	err = siw_ring_alloc(&tx->sent, qp->sq.num, sizeof(struct siw_sent), 0,
+			     false);
+	if (err)
+		return err;
+	err = siw_ring_alloc(&tx->irq, SIW_IRQ_SIZE, sizeof(struct siw_rresp),
+			     0, false);
+	if (err)
+		siw_ring_free(&tx->sent);
+	return err;
 }
 
 ALLOW_ERROR_INJECTION(siw_engine_init, ERRNO);
@@ -1118,8 +1123,8 @@ void siw_engine_free(struct siw_qp *qp)
 {
 	cancel_delayed_work_sync(&qp->tx.recheck);
 	cancel_work_sync(&qp->tx.work);
-	kvfree(qp->tx.sent);
-	qp->tx.sent = NULL;
+	siw_ring_free(&qp->tx.sent);
+	siw_ring_free(&qp->tx.irq);
 	kvfree(qp->tx.copy_buf);
 	qp->tx.copy_buf = NULL;
 }
@@ -1163,11 +1168,9 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	tx->fpdu_len = 0;
 	tx->fpdu_sent = 0;
 	WARN_ON_ONCE(tx->nr_mem || !bitmap_empty(tx->pinned, SIW_TX_MAX_KVEC));
-	tx->sent_head = 0;
-	tx->sent_tail = 0;
+	tx->sent.get = tx->sent.put;
 	tx->reads_out = 0;
-	tx->irq_head = 0;
-	tx->irq_tail = 0;
+	tx->irq.get = tx->irq.put;
 	tx->irq_busy = false;
 	tx->term_pending = false;
 	tx->term_sent = false;
@@ -1200,23 +1203,23 @@ static void siw_tx_flush(struct siw_qp *qp)
 	tx->fpdu_len = 0;
 	tx->fpdu_sent = 0;
 
-	spin_lock_irqsave(&tx->sent_lock, flags);
-	while (!siw_sent_empty(tx)) {
-		struct siw_sent *s = siw_sent_slot(tx, tx->sent_head++);
+	spin_lock_irqsave(&tx->sent.lock, flags);
+	while (siw_ring_used(&tx->sent)) {
+		struct siw_sent *s = siw_sent_at(tx, tx->sent.get++);
 
 		siw_sqe_complete(qp, &s->sqe, s->done ? s->bytes : 0,
 				 s->done ? s->status : SIW_WC_WR_FLUSH_ERR);
 	}
 	tx->reads_out = 0;
-	spin_unlock_irqrestore(&tx->sent_lock, flags);
+	spin_unlock_irqrestore(&tx->sent.lock, flags);
 
 	if (tx->kind == SIW_TX_SQE && tx->hdr.opcode != SIW_RDMAP_READ_REQ)
 		siw_sqe_complete(qp, &tx->sqe, 0, SIW_WC_WR_FLUSH_ERR);
 	tx->kind = SIW_TX_IDLE;
-	spin_lock_irqsave(&tx->irq_lock, flags);
-	tx->irq_head = tx->irq_tail;
+	spin_lock_irqsave(&tx->irq.lock, flags);
+	tx->irq.get = tx->irq.put;
 	tx->irq_busy = false;
-	spin_unlock_irqrestore(&tx->irq_lock, flags);
+	spin_unlock_irqrestore(&tx->irq.lock, flags);
 }
 
 void siw_engine_detach(struct siw_qp *qp)
