@@ -332,60 +332,26 @@ static bool siw_addr_any(const struct sockaddr_storage *a)
 	return ((struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
 }
 
-/*
- * The addresses of the device's netdev with @port, for a wildcard listen:
- * the device serves its own addresses only. An IPv6 wildcard takes IPv4
- * too unless the listener asked for IPv6 only (svcrdma listens on
- * 0.0.0.0 and on [::] IPv6-only, both on one port).
- */
-static u32 siw_netdev_addrs(struct net_device *ndev, bool v4, bool v6,
-			    __be16 port, struct sockaddr_storage *out, u32 max)
+/* The addresses of a wildcard listen, with its port. */
+struct siw_addr_list {
+	struct siw_addr_visitor v;
+	struct sockaddr_storage *addr;	/* SIW_CM_MAX_LISTEN_ADDRS */
+	__be16 port;
+	u32 n;
+};
+
+static bool siw_addr_list_add(struct siw_addr_visitor *v,
+			      const struct sockaddr_storage *a)
 {
-	struct inet6_dev *idev;
-	struct in_device *in;
-	struct inet6_ifaddr *ifp;
-	const struct in_ifaddr *ifa;
-	u32 n = 0;
+	struct siw_addr_list *l = container_of(v, struct siw_addr_list, v);
+	struct sockaddr_storage *s = &l->addr[l->n++];
 
-	rcu_read_lock();
-	in = v4 ? __in_dev_get_rcu(ndev) : NULL;
-	if (in) {
-		in_dev_for_each_ifa_rcu(ifa, in) {
-			struct sockaddr_in *s = (struct sockaddr_in *)&out[n];
-
-			if (n == max)
-				break;
-			memset(&out[n], 0, sizeof(out[n]));
-			s->sin_family = AF_INET;
-			s->sin_port = port;
-			s->sin_addr.s_addr = ifa->ifa_local;
-			n++;
-		}
-	}
-	rcu_read_unlock();
-
-	if (!v6)
-		return n;
-	idev = in6_dev_get(ndev);
-	if (!idev)
-		return n;
-	read_lock_bh(&idev->lock);
-	list_for_each_entry(ifp, &idev->addr_list, if_list) {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&out[n];
-
-		if (n == max)
-			break;
-		memset(&out[n], 0, sizeof(out[n]));
-		s->sin6_family = AF_INET6;
-		s->sin6_port = port;
-		s->sin6_addr = ifp->addr;
-		if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
-			s->sin6_scope_id = ndev->ifindex;
-		n++;
-	}
-	read_unlock_bh(&idev->lock);
-	in6_dev_put(idev);
-	return n;
+	*s = *a;
+	if (s->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)s)->sin6_port = l->port;
+	else
+		((struct sockaddr_in *)s)->sin_port = l->port;
+	return l->n < SIW_CM_MAX_LISTEN_ADDRS;
 }
 
 static noinline struct siw_listener *
@@ -466,12 +432,23 @@ int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 	l->cm_id = id;
 	id->add_ref(id);
 
+	/*
+	 * A wildcard listen serves the device's own addresses only. An
+	 * IPv6 wildcard takes IPv4 too unless the listener asked for IPv6
+	 * only (svcrdma listens on 0.0.0.0 and on [::] IPv6-only, both on
+	 * one port).
+	 */
 	if (siw_addr_any(addr)) {
 		bool v6 = addr->ss_family == AF_INET6;
+		struct siw_addr_list list = {
+			.v.add = siw_addr_list_add,
+			.addr = addrs,
+			.port = ((struct sockaddr_in *)addr)->sin_port,
+		};
 
-		n = siw_netdev_addrs(sdev->netdev, !v6 || !id->afonly, v6,
-				     ((struct sockaddr_in *)addr)->sin_port,
-				     addrs, SIW_CM_MAX_LISTEN_ADDRS);
+		siw_netdev_walk_addrs(sdev->netdev, !v6 || !id->afonly, v6,
+				      &list.v);
+		n = list.n;
 	} else {
 		addrs[0] = *addr;
 		n = 1;

@@ -45,57 +45,43 @@ static void siw_gid_pick_mac(struct siw_device *sdev, u8 *mac)
 		ether_addr_copy(mac, sdev->random_mac);
 }
 
-/* IPv4 addresses as IPv4-mapped GIDs from @n on; returns the next index. */
-static u32 siw_gid_add_ipv4(struct net_device *ndev, union ib_gid *gid, u32 n)
+/* Filling the table from GID 1 on, up to the copy of GID 0. */
+struct siw_gid_fill {
+	struct siw_addr_visitor v;
+	union ib_gid *gid;
+	u32 n;
+};
+
+/* An address as a GID: IPv4 ones IPv4-mapped. */
+static bool siw_gid_add_addr(struct siw_addr_visitor *v,
+			     const struct sockaddr_storage *a)
 {
-	const struct in_ifaddr *ifa;
-	struct in_device *in;
+	struct siw_gid_fill *f = container_of(v, struct siw_gid_fill, v);
+	struct in6_addr *g = (struct in6_addr *)f->gid[f->n].raw;
 
-	rcu_read_lock();
-	in = __in_dev_get_rcu(ndev);
-	if (in) {
-		in_dev_for_each_ifa_rcu(ifa, in) {
-			if (n == SIW_GID_MAC_COPY)
-				break;
-			ipv6_addr_set_v4mapped(ifa->ifa_local,
-					       (struct in6_addr *)gid[n++].raw);
-		}
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-static u32 siw_gid_add_ipv6(struct net_device *ndev, union ib_gid *gid, u32 n)
-{
-	struct inet6_ifaddr *ifp;
-	struct inet6_dev *idev;
-
-	idev = in6_dev_get(ndev);
-	if (!idev)
-		return n;
-	read_lock_bh(&idev->lock);
-	list_for_each_entry(ifp, &idev->addr_list, if_list) {
-		if (n == SIW_GID_MAC_COPY)
-			break;
-		memcpy(gid[n++].raw, &ifp->addr, sizeof(ifp->addr));
-	}
-	read_unlock_bh(&idev->lock);
-	in6_dev_put(idev);
-	return n;
+	if (a->ss_family == AF_INET)
+		ipv6_addr_set_v4mapped(((struct sockaddr_in *)a)->sin_addr.s_addr,
+				       g);
+	else
+		*g = ((struct sockaddr_in6 *)a)->sin6_addr;
+	return ++f->n < SIW_GID_MAC_COPY;
 }
 
 /* The one place that decides what the table holds. */
 static void siw_gid_compute(struct siw_device *sdev, u8 *mac,
 			    union ib_gid *gid)
 {
-	u32 n;
+	struct siw_gid_fill fill = {
+		.v.add = siw_gid_add_addr,
+		.gid = gid,
+		.n = 1,
+	};
 
 	memset(gid, 0, sizeof(*gid) * SIW_GID_TBL_LEN);
 	siw_gid_pick_mac(sdev, mac);
 	ether_addr_copy(gid[0].raw, mac);
 	gid[SIW_GID_MAC_COPY] = gid[0];
-	n = siw_gid_add_ipv4(sdev->netdev, gid, 1);
-	siw_gid_add_ipv6(sdev->netdev, gid, n);
+	siw_netdev_walk_addrs(sdev->netdev, true, true, &fill.v);
 }
 
 static void siw_gid_work(struct work_struct *work)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Following the bound netdev: port state and its events, MTU, GID, and
- * removal of the siw device when the netdev goes away.
+ * Following the bound netdev: port state and its events, MTU, GID, its
+ * addresses, and removal of the siw device when the netdev goes away.
  *
  * Netdev notifiers run under RTNL, so the snapshot in struct siw_device is
  * only ever written with RTNL held and needs no lock of its own.
@@ -9,8 +9,11 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
 #include <rdma/ib_verbs.h>
 
 #include "siw.h"
@@ -118,4 +121,53 @@ int siw_netdev_event(struct notifier_block *nb, unsigned long event,
 	siw_netdev_changed(to_siw_device(base), event);
 	ib_device_put(base);
 	return NOTIFY_OK;
+}
+
+/*
+ * The one walk of a netdev's addresses (GIDs, wildcard listens): IPv4
+ * ones if @v4, then IPv6 ones if @v6, each family in the kernel's order,
+ * each handed to @v->add as a socket address with port 0 (a link-local
+ * one with the netdev's scope) until it returns false. It runs under RCU
+ * or the address list's lock: it must not sleep.
+ */
+void siw_netdev_walk_addrs(struct net_device *ndev, bool v4, bool v6,
+			   struct siw_addr_visitor *v)
+{
+	struct sockaddr_storage addr = {};
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&addr;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&addr;
+	const struct in_ifaddr *ifa;
+	struct inet6_ifaddr *ifp;
+	struct inet6_dev *idev;
+	struct in_device *in;
+	bool more = true;
+
+	rcu_read_lock();
+	in = v4 ? __in_dev_get_rcu(ndev) : NULL;
+	if (in) {
+		in_dev_for_each_ifa_rcu(ifa, in) {
+			s4->sin_family = AF_INET;
+			s4->sin_addr.s_addr = ifa->ifa_local;
+			more = v->add(v, &addr);
+			if (!more)
+				break;
+		}
+	}
+	rcu_read_unlock();
+
+	idev = v6 && more ? in6_dev_get(ndev) : NULL;
+	if (!idev)
+		return;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		memset(&addr, 0, sizeof(addr));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = ifp->addr;
+		if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+			s6->sin6_scope_id = ndev->ifindex;
+		if (!v->add(v, &addr))
+			break;
+	}
+	read_unlock_bh(&idev->lock);
+	in6_dev_put(idev);
 }

@@ -146,6 +146,15 @@ static inline enum ib_port_state siw_netdev_port_state(struct net_device *ndev)
 	return IB_PORT_DOWN;
 }
 
+/* netdev.c */
+struct siw_addr_visitor {
+	bool (*add)(struct siw_addr_visitor *v,
+		    const struct sockaddr_storage *a);
+};
+
+void siw_netdev_walk_addrs(struct net_device *ndev, bool v4, bool v6,
+			   struct siw_addr_visitor *v);
+
 /* objcount.c */
 bool siw_obj_get(struct siw_device *sdev, enum siw_obj_type type);
 void siw_obj_put(struct siw_device *sdev, enum siw_obj_type type);
