@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# guest: shared
+# cost: 15
 #
 # A process that fills its own SQ, RQ and SRQ rings with garbage and abuses
 # mmap on the uverbs file: the kernel flushes exactly the garbage it was

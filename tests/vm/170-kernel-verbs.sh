@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# guest: shared
+# cost: 10
 #
 # The kernel verbs path that ULPs (NFS/RDMA, iSER, NVMe-oF) use: the
 # siw_ktest module (tests/kmod) allocates a PD with the local DMA lkey,

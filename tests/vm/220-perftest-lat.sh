@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
+# cost: 140
 # providers: stock ours
 #
 # perftest latency over rdma_cm (-R -F): ib_send_lat, ib_write_lat and

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
+# cost: 250
 # providers: stock ours
 #
 # Interoperability with Linux's own siw: OUR siw on host A, Linux's

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 240
+# cost: 60
 # needs: debug-kernel
 #
 # A network namespace goes away while connections to siw in it wait. A

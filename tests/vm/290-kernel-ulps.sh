@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 600
+# cost: 130
+# guest: own (NFS and NVMe-oF servers, brd: more than a test can leave clean)
 #
 # Kernel ULPs over our siw, in one guest, one address: siw0 on eth0
 # (10.99.20.1/24), server and client on the same host, so every

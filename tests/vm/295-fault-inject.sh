@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
+# cost: 300
 # needs: debug-kernel
 #
 # Fault injection: siw's steps and the kernel's allocations fail on

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
+# cost: 110
+# guest: own (make install puts our provider in place for every later process)
 #
 # Our rdma-core provider (tools/libsiw, built by tests/run's build-libsiw
 # step into build/libsiw) in place of the stock libsiw, picked with
