@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 600
+# cost: 360
 # providers: stock ours (one in make check: stock)
 #
 # Connection manager states of our siw, between hosts A and B:
@@ -25,9 +26,10 @@
 #   IPv6        rping over fd00::1 <-> fd00::2, server bound and wildcard
 #   MPA         rping with mpa_rev=1, with mpa_crc=2, and with both; the
 #               captured MPA frames show what was negotiated
-#   many        20 rping clients in parallel: against 20 one-shot servers
-#               (all must pass), and against one persistent server (-P),
-#               where each client must pass or fail cleanly, on its own
+#   many        20 rping clients in parallel (8 in make check): against
+#               as many one-shot servers (all must pass), and against one
+#               persistent server (-P), where each client must pass or
+#               fail cleanly, on its own
 # After each part no QP and no connection is left; the module unloads
 # without leaks at the end.
 . "$(dirname "$0")/lib.sh"
@@ -227,19 +229,22 @@ siw_param mpa_rev 2
 siw_param mpa_crc 1
 wait_settled "MPA variants"
 
-# many_clients PREFIX PORT_OF_I: 20 rping clients in A at once, client i
+# MANY rping clients at once: 20, 8 in make check (lib.sh: full_or).
+MANY=$(full_or 20 8)
+
+# many_clients PREFIX PORT_OF_I: MANY rping clients in A at once, client i
 # to port PORT_OF_I(i) of B; logs $TLOG/PREFIX.$i, statuses in MANY_RC.
 many_clients() {
 	local prefix=$1 portf=$2 i pids=()
 	shift 2
 	MANY_RC=()
-	for i in $(seq 1 20); do
+	for i in $(seq 1 "$MANY"); do
 		on a timeout -k 5 120 stdbuf -oL -eL \
 			rping -c -V "$@" -a "$IP_B" -p "$($portf "$i")" -S 100 -C 20 \
 			>"$TLOG/$prefix.$i" 2>&1 &
 		pids+=($!)
 	done
-	for i in $(seq 1 20); do
+	for i in $(seq 1 "$MANY"); do
 		MANY_RC[i]=0
 		wait "${pids[i - 1]}" || MANY_RC[i]=$?
 	done
@@ -255,37 +260,37 @@ rping_passed() {
 	[[ $1 == 0 ]] && ! grep -Eiq 'mismatch|error|fail|wait for' "$2"
 }
 
-step "many: 20 rping clients at once, each with its own one-shot server"
+step "many: $MANY rping clients at once, each with its own one-shot server"
 next_port
 base=$TPORT
-TPORT=$((TPORT + 20))
-# All 20 start before the first is waited for: each start takes a while
+TPORT=$((TPORT + MANY))
+# All start before the first is waited for: each start takes a while
 # under TCG.
-for i in $(seq 1 20); do
+for i in $(seq 1 "$MANY"); do
 	srv_start b 150 "$TLOG/many1.srv.$i" rping -s -V -a "$IP_B" -p $((base + i)) -S 100 -C 20
 done
-for i in $(seq 1 20); do
-	wait_listen b $((base + i)) "${SRV_PIDS[-21 + i]}" ||
+for i in $(seq 1 "$MANY"); do
+	wait_listen b $((base + i)) "${SRV_PIDS[-MANY - 1 + i]}" ||
 		fail "one-shot rping server $i does not listen"
 done
 port_one() { echo $((base + $1)); }
 t0=$(now_ms)
 many_clients many1 port_one
 bad=0
-for i in $(seq 1 20); do
+for i in $(seq 1 "$MANY"); do
 	if ! rping_passed "${MANY_RC[i]}" "$TLOG/many1.$i"; then
 		echo "   client $i: exit ${MANY_RC[i]}: $(tr '\n' '|' <"$TLOG/many1.$i")"
 		bad=$((bad + 1))
 	fi
 done
-echo "   20 clients done after $(($(now_ms) - t0)) ms, $bad failed"
-((bad == 0)) || fail "$bad of 20 parallel rping connections failed"
+echo "   $MANY clients done after $(($(now_ms) - t0)) ms, $bad failed"
+((bad == 0)) || fail "$bad of $MANY parallel rping connections failed"
 for p in "${SRV_PIDS[@]}"; do
 	end=$((SECONDS + 20))
 	while kill -0 "$p" 2>/dev/null && ((SECONDS < end)); do sleep 0.2; done
 done
 srv_stop_all
-wait_settled "20 parallel connections"
+wait_settled "$MANY parallel connections"
 
 # rping -P has races of its own with many connections at once (seen with
 # Linux's siw too: "rdma_create_qp: Invalid argument", a thread that
@@ -298,7 +303,7 @@ wait_settled "20 parallel connections"
 # tolerated with a note); at least one must pass, and afterwards the same
 # server (or, after rping's own crash below, a new one) must still serve a
 # single client.
-step "many: 20 rping clients at once against one persistent server (-P)"
+step "many: $MANY rping clients at once against one persistent server (-P)"
 next_port
 srv_start b 300 "$TLOG/many2.srv" rping -s -P -V -a "$IP_B" -p "$TPORT" -S 100
 wait_listen b "$TPORT" "$SRV_PID" || fail "rping -s -P does not listen"
@@ -306,7 +311,7 @@ port_p() { echo "$TPORT"; }
 t0=$(now_ms)
 many_clients many2 port_p -d
 ok=0
-for i in $(seq 1 20); do
+for i in $(seq 1 "$MANY"); do
 	rc=${MANY_RC[i]}
 	if rping_passed "$rc" "$TLOG/many2.$i"; then
 		ok=$((ok + 1))
@@ -320,9 +325,9 @@ for i in $(seq 1 20); do
 		echo "   NOTE: client $i connected, then waited for its server thread (rping -P)"
 	fi
 done
-echo "   20 clients done after $(($(now_ms) - t0)) ms, $ok passed"
+echo "   $MANY clients done after $(($(now_ms) - t0)) ms, $ok passed"
 sort "$TLOG/many2.srv" | uniq -c | sed 's/^/   server: /'
-((ok >= 1)) || fail "none of 20 clients of the persistent server passed"
+((ok >= 1)) || fail "none of $MANY clients of the persistent server passed"
 # rping -P hands each request to a thread with a copy of its listening
 # context, which holds the newest request's cm_id: two requests close
 # together can leave two threads on one cm_id (one gets EINVAL from
