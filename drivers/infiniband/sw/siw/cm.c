@@ -463,7 +463,7 @@ static int siw_cep_bind_qp_locked(struct siw_cep *cep, struct siw_qp *qp)
 	lockdep_assert_held(&qp->state_lock);
 	if (qp->cep && qp->cep != cep)
 		return -EBUSY;
-	if (qp->state == IB_QPS_ERR)
+	if (!siw_qp_can(qp, SIW_QP_TAKES_CEP))
 		return -ECONNABORTED;
 	qp->cep = cep;
 	return 0;
@@ -920,7 +920,7 @@ static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	qp = siw_qp_get_for_cm(sdev, param->qpn);
 	if (!qp)
 		goto out;
-	if (siw_qp_state(qp) != SIW_QP_IDLE) {
+	if (!siw_qp_can(qp, SIW_QP_TAKES_CONNECTION)) {
 		siw_qp_put(qp);
 		goto out;
 	}

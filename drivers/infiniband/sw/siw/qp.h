@@ -9,6 +9,7 @@
 #ifndef SIW_QP_H
 #define SIW_QP_H
 
+#include <linux/bits.h>
 #include <linux/completion.h>
 #include <linux/uidgid.h>
 #include <linux/refcount.h>
@@ -149,9 +150,27 @@ struct siw_qp *siw_qp_get_by_num(struct siw_device *sdev, u32 qpn);
  */
 struct siw_qp *siw_qp_get_for_cm(struct siw_device *sdev, u32 qpn);
 
-/* State (qp_state.c); any context unless said otherwise. */
-enum siw_qp_state siw_qp_state(struct siw_qp *qp);
-bool siw_qp_may_send(struct siw_qp *qp);
+/*
+ * What a QP may do in its state. One table (qp_state.c) answers every
+ * caller through siw_qp_can(); a QP connected without rdma_cm
+ * (qp_connect.c) may do more in RTR, where it can stay: iWARP knows no
+ * RTR. Any context; the answer holds for the state read, so a caller
+ * that must not race a move holds the QP's state_lock.
+ */
+enum siw_qp_may {
+	SIW_QP_TAKES_SQ		= BIT(0),  /* post_send takes WRs */
+	SIW_QP_TAKES_RQ		= BIT(1),  /* post_recv takes WRs */
+	SIW_QP_SENDS		= BIT(2),  /* the SQ's WRs go to the wire */
+	SIW_QP_ANSWERS_READS	= BIT(3),  /* Read Responses go out */
+	SIW_QP_FLUSHES		= BIT(4),  /* WRs complete as flushed */
+	SIW_QP_TAKES_CONNECTION	= BIT(5),  /* the CM may accept it */
+	SIW_QP_TAKES_CEP	= BIT(6),  /* it may get a CM endpoint */
+	SIW_QP_SETS_RD_ATOMIC	= BIT(7),  /* ORD and IRD may change */
+	SIW_QP_HOLDS_CONNECTION	= BIT(8),  /* leaving the state closes it */
+	SIW_QP_QPC_CONNECTS	= BIT(9),  /* qp_connect.c keeps trying */
+};
+
+bool siw_qp_can(struct siw_qp *qp, unsigned int what);
 
 /*
  * Moves the CM and the engine make (the verbs use modify_qp):

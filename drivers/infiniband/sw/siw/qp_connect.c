@@ -198,10 +198,7 @@ static bool siw_qpc_retryable(int status)
 
 static bool siw_qpc_live(struct siw_qp *qp)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
-
-	return READ_ONCE(qp->qpc.armed) &&
-	       (state == IB_QPS_RTR || state == IB_QPS_RTS);
+	return siw_qp_can(qp, SIW_QP_QPC_CONNECTS);
 }
 
 static void siw_qpc_give_up(struct siw_qp *qp, const char *why)

@@ -25,15 +25,67 @@
 #include "qp.h"
 #include "siw.h"
 
-static const enum siw_qp_state siw_qp_iwarp_state[IB_QPS_ERR + 1] = {
-	[IB_QPS_RESET] = SIW_QP_IDLE,
-	[IB_QPS_INIT] = SIW_QP_IDLE,
-	[IB_QPS_RTR] = SIW_QP_IDLE,
-	[IB_QPS_RTS] = SIW_QP_RTS,
-	[IB_QPS_SQD] = SIW_QP_CLOSING,
-	[IB_QPS_SQE] = SIW_QP_TERMINATE,
-	[IB_QPS_ERR] = SIW_QP_ERROR,
+/*
+ * The one table of what a QP may do in each state (qp.h: siw_qp_may).
+ * @may holds in the state; @may_qpc adds what a QP connected without
+ * rdma_cm may do there too (qp_connect.c: armed): such a QP may stay in
+ * RTR and send from there (perftest's ib_send_bw server does, returning
+ * receive credits with RDMA Writes). The iWARP state of each (qp.h) says
+ * why: IDLE (RESET, INIT, RTR) takes a connection and its ORD/IRD, RTS
+ * and CLOSING (SQD) hold one, ERROR flushes; a responder answers RDMA
+ * Reads from RTR on, as in IB.
+ */
+static const struct siw_qp_caps {
+	u16 may;
+	u16 may_qpc;
+} siw_qp_caps_of[IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET] = {
+		.may = SIW_QP_TAKES_CONNECTION | SIW_QP_TAKES_CEP |
+		       SIW_QP_SETS_RD_ATOMIC,
+	},
+	[IB_QPS_INIT] = {
+		.may = SIW_QP_TAKES_RQ | SIW_QP_TAKES_CONNECTION |
+		       SIW_QP_TAKES_CEP | SIW_QP_SETS_RD_ATOMIC,
+	},
+	[IB_QPS_RTR] = {
+		.may = SIW_QP_TAKES_RQ | SIW_QP_ANSWERS_READS |
+		       SIW_QP_TAKES_CONNECTION | SIW_QP_TAKES_CEP |
+		       SIW_QP_SETS_RD_ATOMIC,
+		.may_qpc = SIW_QP_TAKES_SQ | SIW_QP_SENDS |
+			   SIW_QP_QPC_CONNECTS,
+	},
+	[IB_QPS_RTS] = {
+		.may = SIW_QP_TAKES_SQ | SIW_QP_TAKES_RQ | SIW_QP_SENDS |
+		       SIW_QP_ANSWERS_READS | SIW_QP_TAKES_CEP |
+		       SIW_QP_HOLDS_CONNECTION,
+		.may_qpc = SIW_QP_QPC_CONNECTS,
+	},
+	[IB_QPS_SQD] = {
+		.may = SIW_QP_TAKES_RQ | SIW_QP_ANSWERS_READS |
+		       SIW_QP_TAKES_CEP | SIW_QP_HOLDS_CONNECTION,
+	},
+	[IB_QPS_SQE] = {
+		.may = SIW_QP_TAKES_RQ | SIW_QP_TAKES_CEP,
+	},
+	[IB_QPS_ERR] = {
+		.may = SIW_QP_TAKES_SQ | SIW_QP_TAKES_RQ | SIW_QP_FLUSHES,
+	},
 };
+
+/* What any QP may do in @state (no connection without rdma_cm). */
+static bool siw_qp_state_can(enum ib_qp_state state, unsigned int what)
+{
+	return siw_qp_caps_of[state].may & what;
+}
+
+bool siw_qp_can(struct siw_qp *qp, unsigned int what)
+{
+	const struct siw_qp_caps *caps = &siw_qp_caps_of[READ_ONCE(qp->state)];
+
+	if (caps->may & what)
+		return true;
+	return (caps->may_qpc & what) && siw_qpc_armed(qp);
+}
 
 #define SIW_QPS(s) BIT(IB_QPS_##s)
 
@@ -73,24 +125,6 @@ static const u8 siw_qp_verbs_moves[IB_QPS_ERR + 1] = {
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND)
 
-enum siw_qp_state siw_qp_state(struct siw_qp *qp)
-{
-	return siw_qp_iwarp_state[READ_ONCE(qp->state)];
-}
-
-/*
- * May the SQ send? In RTS; in RTR too once connected without rdma_cm:
- * iWARP knows no RTR, and such a QP may stay there (perftest's ib_send_bw
- * server does, returning receive credits with RDMA Writes).
- */
-bool siw_qp_may_send(struct siw_qp *qp)
-{
-	enum ib_qp_state state = READ_ONCE(qp->state);
-
-	return state == IB_QPS_RTS ||
-	       (state == IB_QPS_RTR && siw_qpc_armed(qp));
-}
-
 void siw_qp_async_event(struct siw_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {
@@ -113,11 +147,6 @@ static void siw_qp_drop_connection(struct siw_qp *qp, bool graceful)
 	siw_cm_close(qp, graceful);
 }
 
-static bool siw_qp_connected_state(enum ib_qp_state state)
-{
-	return state == IB_QPS_RTS || state == IB_QPS_SQD;
-}
-
 /* Move to ERROR; false if the QP was there already. */
 static bool siw_qp_to_error(struct siw_qp *qp)
 {
@@ -131,7 +160,7 @@ static bool siw_qp_to_error(struct siw_qp *qp)
 
 	if (old == IB_QPS_ERR)
 		return false;
-	if (siw_qp_connected_state(old))
+	if (siw_qp_state_can(old, SIW_QP_HOLDS_CONNECTION))
 		siw_qp_drop_connection(qp, false);
 	return true;
 }
@@ -291,7 +320,7 @@ static int siw_qp_check_move(struct siw_qp *qp, const struct ib_qp_attr *attr,
 	}
 	/* MPA negotiates ORD and IRD with the peer; they are set before. */
 	if ((mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) &&
-	    siw_qp_iwarp_state[cur] != SIW_QP_IDLE) {
+	    !siw_qp_state_can(cur, SIW_QP_SETS_RD_ATOMIC)) {
 		siw_qp_dbg(qp, "modify: ORD/IRD fixed once connected\n");
 		return -EINVAL;
 	}
@@ -378,7 +407,7 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	if (mask & SIW_QP_ATTRS_IB_ONLY)
 		siw_qp_dbg(qp, "modify: ignored IB attributes 0x%x\n",
 			   mask & SIW_QP_ATTRS_IB_ONLY);
-	if (siw_qp_connected_state(cur) && next != cur)
+	if (siw_qp_state_can(cur, SIW_QP_HOLDS_CONNECTION) && next != cur)
 		siw_qp_drop_connection(qp, next == IB_QPS_SQD);
 	/* Connecting without rdma_cm starts once the QP is in RTR. */
 	if (next == IB_QPS_RTR && cur != IB_QPS_RTR)

@@ -80,8 +80,9 @@ int siw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 	}
 
 	spin_lock_irqsave(&rq->lock, flags);
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
-		siw_qp_dbg(qp, "post_recv in RESET refused\n");
+	if (!siw_qp_can(qp, SIW_QP_TAKES_RQ)) {
+		siw_qp_dbg(qp, "post_recv in state %d refused\n",
+			   READ_ONCE(qp->state));
 		err = -EINVAL;
 	}
 	while (wr && !err) {
@@ -93,7 +94,7 @@ int siw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 
 	if (err)
 		*bad_wr = wr;
-	if (siw_qp_state(qp) == SIW_QP_ERROR)
+	if (siw_qp_can(qp, SIW_QP_FLUSHES))
 		siw_rq_flush(qp);
 	return err;
 }

@@ -168,9 +168,9 @@ void siw_sq_flush(struct siw_qp *qp)
 void siw_qp_sq_kick(struct siw_qp *qp)
 {
 	smp_mb();	/* pairs with the other kicker's, see above */
-	if (siw_qp_state(qp) == SIW_QP_ERROR)
+	if (siw_qp_can(qp, SIW_QP_FLUSHES))
 		siw_qp_flush(qp);
-	else if (siw_qp_may_send(qp))
+	else if (siw_qp_can(qp, SIW_QP_SENDS))
 		siw_tx_kick(qp);
 }
 
@@ -319,7 +319,7 @@ static int siw_sq_post(struct siw_qp *qp, const struct ib_send_wr *wr,
 
 	spin_lock_irqsave(&sq->lock, flags);
 	/* In ERROR the WRs go in anyway, to be flushed below. */
-	if (!siw_qp_may_send(qp) && siw_qp_state(qp) != SIW_QP_ERROR)
+	if (!siw_qp_can(qp, SIW_QP_TAKES_SQ))
 		err = -EINVAL;
 	if (err)
 		siw_qp_dbg(qp, "post_send in state %d refused\n",

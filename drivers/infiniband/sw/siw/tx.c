@@ -817,7 +817,6 @@ static void siw_tx_start_rtr(struct siw_qp *qp)
 static bool siw_tx_start(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
-	enum ib_qp_state state;
 
 	if (siw_tx_take_term(tx)) {
 		siw_tx_start_term(qp);
@@ -835,14 +834,13 @@ static bool siw_tx_start(struct siw_qp *qp)
 	 * A responder answers RDMA Reads from RTR on, as in IB: a QP
 	 * connected without rdma_cm may stay there (perftest's server).
 	 */
-	state = READ_ONCE(qp->state);
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+	if (!siw_qp_can(qp, SIW_QP_ANSWERS_READS))
 		return false;
 	if (siw_tx_pop_rresp(tx, &tx->rresp)) {
 		siw_tx_start_rresp(qp);
 		return true;
 	}
-	if (!siw_qp_may_send(qp))
+	if (!siw_qp_can(qp, SIW_QP_SENDS))
 		return false;
 	return siw_tx_start_sqe(qp);
 }
