@@ -90,8 +90,8 @@ static void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord,
 							 SIW_MPA_REV_2;
 	pol->crc = crc > SIW_MPA_CRC_ALWAYS ? SIW_MPA_CRC_ALWAYS : crc;
 	/* What a consumer asks for, within what the engine keeps track of. */
-	pol->ird = min_t(u16, ird, SIW_MAX_IRD);
-	pol->ord = min_t(u16, ord, SIW_MAX_ORD);
+	pol->ird = siw_ird_cap(ird);
+	pol->ord = siw_ord_cap(ord);
 	pol->p2p = p2p;
 	pol->rtr = SIW_MPA_RTR_WRITE | SIW_MPA_RTR_READ;
 }
@@ -344,8 +344,9 @@ static int siw_cep_upcall(struct siw_cep *cep, struct iw_cm_id *id,
 	}
 	if (type == IW_CM_EVENT_CONNECT_REQUEST) {
 		ev.provider_data = (void *)(uintptr_t)cep->id;
-		ev.ird = mi->v2 ? min_t(u16, mi->ird, SIW_MAX_ORD) : SIW_MAX_ORD;
-		ev.ord = mi->v2 ? min_t(u16, mi->ord, SIW_MAX_IRD) : SIW_MAX_IRD;
+		/* The peer's IRD bounds our ORD, its ORD our IRD. */
+		ev.ird = mi->v2 ? siw_ord_cap(mi->ird) : SIW_MAX_ORD;
+		ev.ord = mi->v2 ? siw_ird_cap(mi->ord) : SIW_MAX_IRD;
 	} else {
 		ev.ird = cep->res.ird;
 		ev.ord = cep->res.ord;
@@ -508,8 +509,8 @@ static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
 	spin_lock_irqsave(&qp->state_lock, flags);
 	err = siw_cep_bind_qp_locked(cep, qp);
 	if (!err) {
-		qp->ird = min_t(u16, cep->res.ird, SIW_MAX_IRD);
-		qp->ord = min_t(u16, cep->res.ord, SIW_MAX_ORD);
+		qp->ird = siw_ird_cap(cep->res.ird);
+		qp->ord = siw_ord_cap(cep->res.ord);
 		memcpy(&qp->peer_addr, &cep->raddr, sizeof(qp->peer_addr));
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);

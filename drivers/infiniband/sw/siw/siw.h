@@ -8,6 +8,7 @@
 #define SIW_H
 
 #include <linux/atomic.h>
+#include <linux/minmax.h>
 #include <linux/if_ether.h>
 #include <linux/netdevice.h>
 #include <linux/printk.h>
@@ -57,6 +58,21 @@
 #define SIW_MAX_MR_SIZE		U64_MAX
 #define SIW_NUM_COMP_VECTORS	1
 /* SIW_MAX_SGE and SIW_MAX_INLINE come from <rdma/siw-abi.h>. */
+
+/*
+ * An IRD or ORD within SIW_MAX_IRD and SIW_MAX_ORD: the one clamp for
+ * what a consumer, a peer or a negotiation asks (the engine's IRQ and ORQ
+ * are that large).
+ */
+static inline u16 siw_ird_cap(u32 ird)
+{
+	return min_t(u32, ird, SIW_MAX_IRD);
+}
+
+static inline u16 siw_ord_cap(u32 ord)
+{
+	return min_t(u32, ord, SIW_MAX_ORD);
+}
 
 /*
  * Objects whose live count is kept per device: each count is capped by its

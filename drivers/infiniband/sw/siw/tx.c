@@ -1157,8 +1157,8 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	}
 	tx->crc = p->crc;
 	/* IRD 0: the peer may not read at all; ORD 0 is siw_tx_start_sqe's. */
-	tx->ird = min_t(u32, p->ird, SIW_MAX_IRD);
-	tx->ord = min_t(u32, p->ord, SIW_MAX_ORD);
+	tx->ird = siw_ird_cap(p->ird);
+	tx->ord = siw_ord_cap(p->ord);
 	tx->rtr = p->rtr_send;
 	tx->max_ulpdu = siw_tx_max_ulpdu(p->sock->sk);
 	tx->kind = SIW_TX_IDLE;
