@@ -284,19 +284,31 @@ static void siw_qp_empty(struct siw_qp *qp)
 		siw_qp_dbg(qp, "destroyed with %u WRs outstanding\n", n);
 }
 
+/*
+ * Teardown, in this order: stop what could start new work on the QP, make
+ * it unreachable, wait until nobody holds it, then free what it has.
+ */
 static int siw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 {
 	struct siw_qp *qp = to_siw_qp(base);
 	struct siw_device *sdev = qp->sdev;
 
+	/*
+	 * 1. ERROR: the verbs post no more, the engine takes no new WR,
+	 *    and the CM closes the connection or its setup.
+	 */
 	siw_qp_stop(qp);
+	/*
+	 * 2. No connection without rdma_cm starts or retries any more (a
+	 *    report of an attempt still running queues nothing).
+	 */
 	siw_qpc_stop(qp);
+	/* 3. Nobody finds it by number any more: the CM, the listener. */
 	xa_erase_irq(&sdev->qp_table, siw_qp_num(qp));
+	/* 4. Wait for those that hold it (CM endpoints, the engine). */
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
-
-	/* A last connection attempt's report may have queued it again. */
-	siw_qpc_stop(qp);
+	/* 5. Nobody else reaches it: its WRs, engine and rings go. */
 	siw_qp_empty(qp);
 	siw_engine_free(qp);
 	siw_qp_free_rings(qp);

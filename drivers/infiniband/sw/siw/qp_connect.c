@@ -196,16 +196,61 @@ static bool siw_qpc_retryable(int status)
 	       status == -ETIMEDOUT;
 }
 
-static bool siw_qpc_live(struct siw_qp *qp)
+/* Still connecting: armed, in RTR or RTS, no result yet. */
+static bool siw_qpc_pending(struct siw_qp *qp)
 {
-	return siw_qp_can(qp, SIW_QP_QPC_CONNECTS);
+	lockdep_assert_held(&qp->qpc.lock);
+	return siw_qp_can(qp, SIW_QP_QPC_CONNECTS) &&
+	       qp->qpc.status == -EINPROGRESS;
+}
+
+/* The peer's address and QP number, for a log line. */
+static u32 siw_qpc_peer(struct siw_qp *qp, struct sockaddr_storage *peer)
+{
+	unsigned long flags;
+	u32 qpn;
+
+	spin_lock_irqsave(&qp->qpc.lock, flags);
+	*peer = qp->qpc.peer;
+	qpn = qp->qpc.peer_qpn;
+	spin_unlock_irqrestore(&qp->qpc.lock, flags);
+	return qpn;
 }
 
 static void siw_qpc_give_up(struct siw_qp *qp, const char *why)
 {
-	siw_qp_err(qp, "no connection to %pISpc QP %u: %s\n", &qp->qpc.peer,
-		   qp->qpc.peer_qpn, why);
+	struct sockaddr_storage peer;
+	u32 peer_qpn = siw_qpc_peer(qp, &peer);
+
+	siw_qp_err(qp, "no connection to %pISpc QP %u: %s\n", &peer, peer_qpn,
+		   why);
 	siw_qp_fail(qp, IB_EVENT_QP_FATAL);
+}
+
+/* What the work item does next, decided under the lock. */
+enum siw_qpc_step {
+	SIW_QPC_IDLE,		/* nothing (stopped, connected, attempting) */
+	SIW_QPC_WAIT,		/* the passive side: watch the deadline */
+	SIW_QPC_ATTEMPT,	/* the active side: connect */
+	SIW_QPC_TOO_LATE,	/* the deadline passed */
+};
+
+static enum siw_qpc_step siw_qpc_next_step(struct siw_qp *qp)
+{
+	struct siw_qpc *qpc = &qp->qpc;
+
+	lockdep_assert_held(&qpc->lock);
+	if (!siw_qpc_pending(qp) || qpc->attempt)
+		return SIW_QPC_IDLE;
+	if (time_after_eq(jiffies, qpc->deadline))
+		return SIW_QPC_TOO_LATE;
+	if (!qpc->active) {
+		queue_delayed_work(system_unbound_wq, &qpc->work,
+				   qpc->deadline - jiffies);
+		return SIW_QPC_WAIT;
+	}
+	qpc->attempt = true;
+	return SIW_QPC_ATTEMPT;
 }
 
 /*
@@ -217,37 +262,54 @@ static void siw_qpc_work(struct work_struct *work)
 	struct siw_qp *qp = container_of(to_delayed_work(work), struct siw_qp,
 					 qpc.work);
 	struct siw_qpc *qpc = &qp->qpc;
+	struct sockaddr_storage local, peer;
+	enum siw_qpc_step step;
 	struct siw_qpc_pd pd;
+	unsigned long flags;
+	bool active;
 	int err;
 
-	if (!siw_qpc_live(qp) || READ_ONCE(qpc->status) != -EINPROGRESS ||
-	    READ_ONCE(qpc->attempt))
-		return;
-	if (time_after_eq(jiffies, qpc->deadline)) {
-		siw_qpc_give_up(qp, qpc->active ? "the peer did not accept in time" :
-				"the peer did not connect in time");
-		return;
-	}
-	if (!qpc->active) {
-		queue_delayed_work(system_unbound_wq, &qpc->work,
-				   qpc->deadline - jiffies);
-		return;
-	}
+	spin_lock_irqsave(&qpc->lock, flags);
+	step = siw_qpc_next_step(qp);
+	active = qpc->active;
+	local = qpc->local;
+	peer = qpc->peer;
 	siw_qpc_build_pd(&pd, 0, siw_qp_num(qp), qpc->peer_qpn);
-	WRITE_ONCE(qpc->attempt, true);
-	err = siw_cm_qpc_connect(qp, &qpc->local, &qpc->peer, &pd, sizeof(pd));
-	if (err)
-		siw_qpc_done(qp, err);
+	spin_unlock_irqrestore(&qpc->lock, flags);
+
+	if (step == SIW_QPC_TOO_LATE) {
+		siw_qpc_give_up(qp, active ? "the peer did not accept in time" :
+				"the peer did not connect in time");
+	} else if (step == SIW_QPC_ATTEMPT) {
+		err = siw_cm_qpc_connect(qp, &local, &peer, &pd, sizeof(pd));
+		if (err)
+			siw_qpc_done(qp, err);
+	}
 }
 
 void siw_qpc_init(struct siw_qp *qp)
 {
+	spin_lock_init(&qp->qpc.lock);
 	INIT_DELAYED_WORK(&qp->qpc.work, siw_qpc_work);
 }
 
+void siw_qpc_disarm(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->qpc.lock, flags);
+	WRITE_ONCE(qp->qpc.armed, false);
+	spin_unlock_irqrestore(&qp->qpc.lock, flags);
+}
+
+/*
+ * Disarmed under the lock, nothing queues the work again (the work item,
+ * siw_qpc_start() and siw_qpc_done() queue it only while pending): once
+ * cancelled, it stays so.
+ */
 void siw_qpc_stop(struct siw_qp *qp)
 {
-	WRITE_ONCE(qp->qpc.armed, false);
+	siw_qpc_disarm(qp);
 	cancel_delayed_work_sync(&qp->qpc.work);
 }
 
@@ -256,7 +318,9 @@ int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr)
 	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
 	struct siw_qpc *qpc = &qp->qpc;
 	struct sockaddr_storage local, peer;
+	unsigned long flags;
 	int cmp, err;
+	bool active;
 
 	if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)) {
 		siw_qp_dbg(qp, "RTR: an address vector without a GID cannot be connected\n");
@@ -277,25 +341,31 @@ int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr)
 	cmp = siw_addr_cmp(&local, &peer);
 	if (!cmp && attr->dest_qp_num == siw_qp_num(qp))
 		return -EINVAL;
-	if (READ_ONCE(qpc->armed))
+	if (siw_qpc_armed(qp))
 		return 0;	/* RTR again: the first one counts */
 
 	/* Both sides listen: the rule picks the side per pair of QPs. */
 	err = siw_qpc_listen(dev_net(qp->sdev->netdev));
 	if (err)
 		return err;
-	qpc->local = local;
-	qpc->peer = peer;
-	siw_addr_set_port(&qpc->peer, qp_port);
-	qpc->peer_qpn = attr->dest_qp_num;
-	qpc->active = cmp < 0 || (!cmp && siw_qp_num(qp) < attr->dest_qp_num);
-	qpc->deadline = jiffies +
+	siw_addr_set_port(&peer, qp_port);
+	spin_lock_irqsave(&qpc->lock, flags);
+	if (!qpc->armed) {
+		qpc->local = local;
+		qpc->peer = peer;
+		qpc->peer_qpn = attr->dest_qp_num;
+		qpc->active = cmp < 0 ||
+			      (!cmp && siw_qp_num(qp) < attr->dest_qp_num);
+		qpc->deadline = jiffies +
 			msecs_to_jiffies(READ_ONCE(qp_connect_timeout_ms));
-	WRITE_ONCE(qpc->attempt, false);
-	WRITE_ONCE(qpc->status, -EINPROGRESS);
-	WRITE_ONCE(qpc->armed, true);
+		qpc->attempt = false;
+		qpc->status = -EINPROGRESS;
+		WRITE_ONCE(qpc->armed, true);
+	}
+	active = qpc->active;
+	spin_unlock_irqrestore(&qpc->lock, flags);
 	siw_qp_dbg(qp, "RTR: peer %pISc QP %u, this side %s\n", &peer,
-		   qpc->peer_qpn, qpc->active ? "connects" : "accepts");
+		   attr->dest_qp_num, active ? "connects" : "accepts");
 	return 0;
 }
 
@@ -305,35 +375,43 @@ int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr)
  */
 void siw_qpc_start(struct siw_qp *qp)
 {
-	if (READ_ONCE(qp->qpc.armed) &&
-	    READ_ONCE(qp->qpc.status) == -EINPROGRESS)
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->qpc.lock, flags);
+	if (siw_qpc_pending(qp))
 		queue_delayed_work(system_unbound_wq, &qp->qpc.work, 0);
+	spin_unlock_irqrestore(&qp->qpc.lock, flags);
 }
 
 /* The CM reports an attempt: connected (0), or why not. Any context. */
 void siw_qpc_done(struct siw_qp *qp, int status)
 {
 	struct siw_qpc *qpc = &qp->qpc;
+	bool pending, retry = false;
+	unsigned long flags;
 
-	WRITE_ONCE(qpc->attempt, false);
+	spin_lock_irqsave(&qpc->lock, flags);
+	qpc->attempt = false;
+	pending = siw_qpc_pending(qp);
 	if (!status) {
-		WRITE_ONCE(qpc->status, 0);
-		siw_qp_dbg(qp, "connected to %pISpc QP %u\n", &qpc->peer,
-			   qpc->peer_qpn);
-		/* RTS may have come first: what waited goes now. */
-		siw_qp_sq_kick(qp);
-		return;
-	}
-	if (!siw_qpc_live(qp))
-		return;
-	if (siw_qpc_retryable(status)) {
+		qpc->status = 0;
+	} else if (pending && siw_qpc_retryable(status)) {
 		queue_delayed_work(system_unbound_wq, &qpc->work,
 				   msecs_to_jiffies(SIW_QPC_RETRY_MS));
-		return;
+		retry = true;
 	}
-	siw_qpc_give_up(qp, "the peer refused it");
+	spin_unlock_irqrestore(&qpc->lock, flags);
+
+	if (!status) {
+		siw_qp_dbg(qp, "connected to its peer QP\n");
+		/* RTS may have come first: what waited goes now. */
+		siw_qp_sq_kick(qp);
+	} else if (pending && !retry) {
+		siw_qpc_give_up(qp, "the peer refused it");
+	}
 }
 
+/* Without the lock: a hint (see struct siw_qpc). */
 bool siw_qpc_armed(struct siw_qp *qp)
 {
 	return READ_ONCE(qp->qpc.armed);
@@ -342,21 +420,25 @@ bool siw_qpc_armed(struct siw_qp *qp)
 /* The reply's verdict on our request: 0, -EAGAIN (retry) or refused. */
 int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len)
 {
+	struct sockaddr_storage peer;
 	struct siw_qpc_pd pd;
+	bool ours = siw_qpc_parse_pd(buf, len, &pd);
+	u32 peer_qpn;
 
-	if (!siw_qpc_parse_pd(buf, len, &pd)) {
-		siw_qp_err(qp, "peer %pISpc does not connect QPs without rdma_cm (not a siw peer?)\n",
-			   &qp->qpc.peer);
-		return -ECONNREFUSED;
-	}
-	if (pd.status == SIW_QPC_OK)
+	if (ours && pd.status == SIW_QPC_OK)
 		return 0;
-	if (pd.status == SIW_QPC_NOT_READY || pd.status == SIW_QPC_NO_QP)
+	if (ours && (pd.status == SIW_QPC_NOT_READY ||
+		     pd.status == SIW_QPC_NO_QP))
 		return -EAGAIN;
-	siw_qp_err(qp, "peer %pISpc refused the connection to QP %u: %s\n",
-		   &qp->qpc.peer, qp->qpc.peer_qpn,
-		   pd.status < ARRAY_SIZE(siw_qpc_status_str) ?
-		   siw_qpc_status_str[pd.status] : "unknown reason");
+	peer_qpn = siw_qpc_peer(qp, &peer);
+	if (!ours)
+		siw_qp_err(qp, "peer %pISpc does not connect QPs without rdma_cm (not a siw peer?)\n",
+			   &peer);
+	else
+		siw_qp_err(qp, "peer %pISpc refused the connection to QP %u: %s\n",
+			   &peer, peer_qpn,
+			   pd.status < ARRAY_SIZE(siw_qpc_status_str) ?
+			   siw_qpc_status_str[pd.status] : "unknown reason");
 	return -ECONNREFUSED;
 }
 
@@ -387,6 +469,31 @@ static struct ib_device *siw_qpc_device_of(struct net *net,
 	return base;
 }
 
+/* Does @qp expect the request @pd from @peer to @local? */
+static u8 siw_qpc_check_request(struct siw_qp *qp,
+				const struct sockaddr_storage *local,
+				const struct sockaddr_storage *peer,
+				const struct siw_qpc_pd *pd)
+{
+	struct siw_qpc *qpc = &qp->qpc;
+	unsigned long flags;
+	u8 status;
+
+	spin_lock_irqsave(&qpc->lock, flags);
+	if (!siw_qp_can(qp, SIW_QP_QPC_CONNECTS))
+		status = SIW_QPC_NOT_READY;
+	else if (qpc->peer_qpn != be32_to_cpu(pd->src_qpn) ||
+		 siw_addr_cmp(&qpc->peer, peer) ||
+		 siw_addr_cmp(&qpc->local, local))
+		status = SIW_QPC_WRONG_PEER;
+	else if (qpc->status != -EINPROGRESS || READ_ONCE(qp->cep))
+		status = SIW_QPC_BUSY;
+	else
+		status = SIW_QPC_OK;
+	spin_unlock_irqrestore(&qpc->lock, flags);
+	return status;
+}
+
 /*
  * A request came to @local from @peer: the QP it names, referenced, if
  * that QP expects exactly this connection. Else NULL and *@status.
@@ -411,19 +518,9 @@ static struct siw_qp *siw_qpc_match(struct net *net,
 		*status = SIW_QPC_NO_QP;
 		return NULL;
 	}
-	if (!siw_qpc_live(qp)) {
-		*status = SIW_QPC_NOT_READY;
-	} else if (qp->qpc.peer_qpn != be32_to_cpu(pd->src_qpn) ||
-		   siw_addr_cmp(&qp->qpc.peer, peer) ||
-		   siw_addr_cmp(&qp->qpc.local, local)) {
-		*status = SIW_QPC_WRONG_PEER;
-	} else if (READ_ONCE(qp->qpc.status) != -EINPROGRESS ||
-		   READ_ONCE(qp->cep)) {
-		*status = SIW_QPC_BUSY;
-	} else {
-		*status = SIW_QPC_OK;
+	*status = siw_qpc_check_request(qp, local, peer, pd);
+	if (*status == SIW_QPC_OK)
 		return qp;
-	}
 	siw_qp_put(qp);
 	return NULL;
 }

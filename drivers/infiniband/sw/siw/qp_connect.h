@@ -7,6 +7,7 @@
 #define SIW_QP_CONNECT_H
 
 #include <linux/socket.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -14,8 +15,15 @@
 struct net;
 struct siw_qp;
 
-/* Per QP state, in struct siw_qp. */
+/*
+ * Per QP state, in struct siw_qp. Every field is written and read under
+ * @lock (modify_qp, the work item, the CM's reports and the listener all
+ * use it). It is a leaf: siw takes no other lock under it.
+ * Only @armed is also read without it (siw_qpc_armed(): a hint to the
+ * state table, which the work item checks again under the lock).
+ */
 struct siw_qpc {
+	spinlock_t lock;		/* all of it, see above */
 	bool armed;			/* RTR named a peer */
 	bool active;			/* this side connects */
 	u32 peer_qpn;
@@ -34,11 +42,14 @@ void siw_qpc_init(struct siw_qp *qp);
 /*
  * modify_qp to RTR with IB_QP_AV and IB_QP_DEST_QPN starts connecting in
  * the background; RTS is allowed from then on, and WRs wait for the
- * connection. siw_qpc_stop() is for destroy_qp, once the CM let go.
+ * connection. siw_qpc_disarm() forgets the peer (RESET); siw_qpc_stop()
+ * also waits for the work item, for destroy_qp: after it no attempt
+ * starts and no report of one queues the work again.
  */
 int siw_qpc_rtr(struct siw_qp *qp, const struct ib_qp_attr *attr);
 void siw_qpc_start(struct siw_qp *qp);
 bool siw_qpc_armed(struct siw_qp *qp);
+void siw_qpc_disarm(struct siw_qp *qp);
 void siw_qpc_stop(struct siw_qp *qp);
 
 /* From the CM. */

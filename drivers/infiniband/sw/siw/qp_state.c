@@ -294,7 +294,7 @@ static int siw_qp_connect_steps(struct siw_qp *qp,
 		return siw_qpc_rtr(qp, attr);
 	}
 	if (attr->qp_state == IB_QPS_RESET)
-		WRITE_ONCE(qp->qpc.armed, false);
+		siw_qpc_disarm(qp);
 	return 0;
 }
 
