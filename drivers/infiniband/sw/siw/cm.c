@@ -368,6 +368,8 @@ void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 	struct siw_qp *qp = cep->qp;
 	unsigned long flags;
 
+	lockdep_assert_held(&cep->mutex);
+
 	if (prev == SIW_CEP_CLOSED)
 		return;
 	cep->state = SIW_CEP_CLOSED;
@@ -423,6 +425,8 @@ void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 static void siw_cep_connect_failed(struct siw_cep *cep, int status)
 {
 	struct siw_qp *qp = cep->qp;
+
+	lockdep_assert_held(&cep->mutex);
 
 	if (cep->cm_id) {
 		siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY,
@@ -506,6 +510,8 @@ static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
 	unsigned long flags;
 	int err;
 
+	lockdep_assert_held(&cep->mutex);
+
 	spin_lock_irqsave(&qp->state_lock, flags);
 	err = siw_cep_bind_qp_locked(cep, qp);
 	if (!err) {
@@ -555,6 +561,8 @@ static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
 static void siw_cep_tcp_up(struct siw_cep *cep)
 {
 	int len, err;
+
+	lockdep_assert_held(&cep->mutex);
 
 	if (cep->sock->sk->sk_state != TCP_ESTABLISHED)
 		return;
@@ -797,6 +805,8 @@ static void siw_cep_request_in(struct siw_cep *cep)
 {
 	struct siw_listener *l = cep->listener;
 	int rv;
+
+	lockdep_assert_held(&cep->mutex);
 
 	rv = siw_cep_read_frame(cep, false);
 	if (!rv)

@@ -163,6 +163,8 @@ static siw_mem_err_t siw_mem_walk_locked(struct siw_mem *mem, u64 addr,
 	struct siw_mem_piece piece;
 	siw_mem_err_t err;
 
+	lockdep_assert_held(&mem->lock);
+
 	while (len) {
 		err = siw_mem_piece(mem, addr, len, &piece);
 		if (err != SIW_MEM_OK)

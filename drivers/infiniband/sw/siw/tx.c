@@ -962,6 +962,7 @@ static enum siw_tx_step siw_tx_step(struct siw_qp *qp)
 	struct siw_tx *tx = &qp->tx;
 	int rv;
 
+	lockdep_assert_held(&tx->mutex);
 	if (!tx->sock)
 		return SIW_TX_STEP_IDLE;
 	if (tx->fpdu_sent < tx->fpdu_len) {
