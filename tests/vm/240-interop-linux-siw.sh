@@ -132,12 +132,12 @@ linux_missed_fpdu() {
 LINUX_CRC_ERRS=0 OUR_CRC_TERMS=0
 linux_crc_trailer() {
 	local errs terms
-	errs=$(dmesg | grep -c 'siw: crc error\. in: [0-9a-f]*, own [0-9a-f]*, op' || true)
-	terms=$(dmesg | grep -c "siw: $DEV_A: QP [0-9]*: peer .*: peer sent Terminate: CRC error (MPA 2/0/0x02; sent with layer and type swapped)" || true)
+	errs=$(klog | grep -c 'siw: crc error\. in: [0-9a-f]*, own [0-9a-f]*, op' || true)
+	terms=$(klog | grep -c "siw: $DEV_A: QP [0-9]*: peer .*: peer sent Terminate: CRC error (MPA 2/0/0x02; sent with layer and type swapped)" || true)
 	((errs > LINUX_CRC_ERRS && terms > OUR_CRC_TERMS)) || return 1
 	LINUX_CRC_ERRS=$errs OUR_CRC_TERMS=$terms
 	echo "   $1: Linux's siw misread the CRC trailer of one of our FPDUs (its split-trailer fault, see the top of this test): once more"
-	dmesg | grep -E 'siw: crc error|peer sent Terminate' | tail -n 2 | sed 's/^/   | /'
+	klog | grep -E 'siw: crc error|peer sent Terminate' | tail -n 2 | sed 's/^/   | /'
 }
 
 # linux_server_fault NAME: either fault above, with Linux's siw serving.

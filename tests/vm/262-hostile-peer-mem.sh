@@ -128,11 +128,11 @@ refused() {
 	victim_says "$c" '^async event QP_(ACCESS_ERR|FATAL|REQ_ERR) ' \
 		"the victim got no async error event"
 	pat="siw_b: QP $VICTIM_QPN: peer $(re "$PEER_LOCAL"): .*$class"
-	line=$(dmesg | grep -E "$pat" | tail -n1) || true
+	line=$(klog | grep -E "$pat" | tail -n1) || true
 	if [[ -n $line ]]; then
 		echo "   log: ${line#*] }"
 	else
-		{ dmesg | grep -E "siw_b: QP $VICTIM_QPN:" || true; } |
+		{ klog | grep -E "siw_b: QP $VICTIM_QPN:" || true; } |
 			tail -n 3 | sed 's/^/   kernel: /'
 		bad "$c" "no kernel log line matching '$pat'"
 	fi
@@ -150,7 +150,7 @@ siw_param mpa_crc 1
 run_case read-ok ""
 intact read-ok pd2
 intact read-ok pd1
-if dmesg | grep -E "siw_b: QP $VICTIM_QPN: .*terminating"; then
+if klog | grep -E "siw_b: QP $VICTIM_QPN: .*terminating"; then
 	bad read-ok "the kernel terminated the connection of a valid Read"
 fi
 wait_settled read-ok siw_b

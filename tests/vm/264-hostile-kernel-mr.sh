@@ -72,9 +72,9 @@ wait_for 20 port_active siw_a
 
 step "the kernel target"
 insmod "$ko" dev=siw_k addr="$IP_K" port="$PORT"
-dmesg | grep -q "siw_ktarget: listening on $IP_K:$PORT" ||
+klog | grep -q "siw_ktarget: listening on $IP_K:$PORT" ||
 	fail "siw_ktarget does not listen"
-SPARE=$(dmesg | sed -n 's/.*siw_ktarget: spare kernel QP \([0-9]*\) in INIT.*/\1/p' |
+SPARE=$(klog | sed -n 's/.*siw_ktarget: spare kernel QP \([0-9]*\) in INIT.*/\1/p' |
 	tail -n1)
 [[ -n $SPARE ]] || fail "siw_ktarget did not log its spare QP"
 echo "   spare kernel QP $SPARE"
@@ -82,7 +82,7 @@ echo "   spare kernel QP $SPARE"
 # The target's log lines since klog_mark, in KLOG (klog_snap). Few
 # processes: each costs a lot under TCG.
 KMARK=0 KLOG=
-klog_lines() { dmesg | grep 'siw_ktarget:' || true; }
+klog_lines() { klog | grep 'siw_ktarget:' || true; }
 klog_mark() {
 	local l
 	mapfile -t l < <(klog_lines)
@@ -293,7 +293,7 @@ wait "$pid5" || true
 klog_snap
 show_klog
 echo "   rdma res show qp -dd ran $(cat "$count5" 2>/dev/null || echo '?') times meanwhile"
-oops=$(dmesg | grep -E 'BUG:|Oops|general protection|Unable to handle' | head -n 5) || true
+oops=$(klog | grep -E 'BUG:|Oops|general protection|Unable to handle' | head -n 5) || true
 if [[ -n $oops ]]; then
 	sed 's/^/   kernel: /' <<<"$oops"
 	verdict "case 5" "FAIL: kernel oops while dumping QPs under destruction"

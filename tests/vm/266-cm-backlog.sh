@@ -29,7 +29,7 @@ siw_param mpa_timeout_ms 30000
 
 step "a listener with a backlog of 1 that takes 3 s per request"
 insmod "$ko" addr="$ip" port="$port" hold_ms=3000
-dmesg | grep -q "siw_cmtest: listening on $ip:$port" || fail "siw_cmtest does not listen"
+klog | grep -q "siw_cmtest: listening on $ip:$port" || fail "siw_cmtest does not listen"
 
 step "$n rping clients at once"
 logs=/tmp/backlog
@@ -70,8 +70,8 @@ for i in $(seq 1 "$n"); do
 done
 
 rmmod siw_cmtest
-seen=$(dmesg | sed -n 's/.*siw_cmtest: listener saw \([0-9]*\) requests.*/\1/p' | tail -n1)
-refused=$(dmesg | grep -c 'listen backlog full, connection request refused') || true
+seen=$(klog | sed -n 's/.*siw_cmtest: listener saw \([0-9]*\) requests.*/\1/p' | tail -n1)
+refused=$(klog | grep -c 'listen backlog full, connection request refused') || true
 echo "   the listener saw ${seen:-?} requests, siw refused $refused for it"
 ((bad == 0)) || fail "$bad of $n clients were not refused within ${bound} s"
 [[ -n $seen ]] && ((seen < n)) ||

@@ -172,7 +172,7 @@ case_backlog() {
 		fail "backlog: siw took $held connections that sent nothing, each an endpoint waiting for its MPA request; at most max(backlog 3, 16) = 16 may wait"
 	((maxq > 0)) ||
 		fail "backlog: the listening socket's accept queue stayed empty: the connections siw did not take must wait there"
-	line=$(dmesg | grep -E "siw_b: listener .* wait for their MPA request" | tail -n1) ||
+	line=$(klog | grep -E "siw_b: listener .* wait for their MPA request" | tail -n1) ||
 		fail "backlog: no log line about endpoints waiting for their MPA request"
 	echo "   log: ${line#*] }"
 	run_client a 60 "$TLOG/backlog.cli" rping -c -V -a "$IP_B" -p "$port" -C 5 || rc=$?
@@ -222,7 +222,7 @@ case_unanswered() {
 		fail "unanswered: the consumer got $reqs requests it never answered; at most 16 may wait"
 	((maxq > 0)) ||
 		fail "unanswered: the listening socket's accept queue stayed empty: the connections siw did not take must wait there"
-	line=$(dmesg | grep -E "siw_b: listener $IP_B:$port: .* wait for their MPA request or its answer" | tail -n1) ||
+	line=$(klog | grep -E "siw_b: listener $IP_B:$port: .* wait for their MPA request or its answer" | tail -n1) ||
 		fail "unanswered: no log line about connections waiting for an answer"
 	echo "   log: ${line#*] }"
 	wait_settled unanswered

@@ -377,7 +377,7 @@ done
 cells_done
 step "no QP left, no kernel complaint"
 qps_gone 10 || fail "QPs left behind"
-if dmesg | grep -E 'siw.*(no connection|refused)'; then
+if klog | grep -E 'siw.*(no connection|refused)'; then
 	fail "a QP connection failed on the way"
 fi
 

@@ -498,9 +498,9 @@ wait_settled() {
 # printed; else the last lines of siw and a failure naming WHAT.
 klog_expect() {
 	local line
-	line=$(dmesg | grep -E "siw: $2" | tail -n1) || true
+	line=$(klog | grep -E "siw: $2" | tail -n1) || true
 	[[ -n $line ]] || {
-		dmesg | grep 'siw' | tail -n 5 | sed 's/^/   | /'
+		klog | grep 'siw' | tail -n 5 | sed 's/^/   | /'
 		fail "$1: no kernel log line matching '$2'"
 	}
 	echo "   log: ${line#*] }"
