@@ -217,9 +217,6 @@ enum siw_wc_status siw_mem_wc_status(siw_mem_err_t err)
 	return SIW_WC_LOC_PROT_ERR;
 }
 
-#define SIW_TERM(layer, etype, ecode) \
-	{ SIW_TERM_LAYER_##layer, SIW_TERM_##etype, SIW_TERM_##ecode }
-
 /* Table indices of the errors, the values of siw_mem_err_t. */
 enum {
 	SIW_MEM_IDX_STAG = 1,

@@ -32,9 +32,6 @@
 /* Payload octets placed per walk over the memory (its lock held). */
 #define SIW_RX_PLACE_MAX	(2 * PAGE_SIZE)
 
-#define SIW_TERM_CODE(l, t, c) \
-	((struct siw_term_code){ SIW_TERM_LAYER_##l, SIW_TERM_##t, SIW_TERM_##c })
-
 static const char * const siw_term_layer_str[] = {
 	[SIW_TERM_LAYER_RDMAP] = "RDMAP",
 	[SIW_TERM_LAYER_DDP] = "DDP",
@@ -95,8 +92,8 @@ static int siw_rx_mem_refused(struct siw_qp *qp, const struct siw_iwarp_hdr *h,
 				     h->stag, siw_mem_err_str(err));
 	case SIW_RDMAP_READ_RESP:
 		siw_tx_read_done(qp, siw_mem_wc_status(err));
-		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
-						       RDMAP_INVALID_STAG),
+		return siw_rx_refuse(qp, SIW_TERM(RDMAP, RDMAP_CATASTROPHIC,
+						  RDMAP_INVALID_STAG),
 				     "local buffer (STag 0x%08x) of an RDMA Read: %s",
 				     h->stag, siw_mem_err_str(err));
 	default:
@@ -104,8 +101,8 @@ static int siw_rx_mem_refused(struct siw_qp *qp, const struct siw_iwarp_hdr *h,
 			siw_rqe_complete(qp, &rx->rqe, 0, siw_mem_wc_status(err),
 					 0, 0);
 		rx->have_rqe = false;
-		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
-						       RDMAP_INVALID_STAG),
+		return siw_rx_refuse(qp, SIW_TERM(RDMAP, RDMAP_CATASTROPHIC,
+						  RDMAP_INVALID_STAG),
 				     "memory of the receive WR: %s",
 				     siw_mem_err_str(err));
 	}
@@ -151,8 +148,8 @@ static int siw_rx_begin_write(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	if (!h->payload_len)
 		return 0;
 	if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
-		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_PROT,
-						       RDMAP_ACCESS),
+		return siw_rx_refuse(qp, SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+						  RDMAP_ACCESS),
 				     "RDMA Write to STag 0x%08x refused: the QP does not allow remote writes",
 				     h->stag);
 	err = siw_rx_get_mem(qp, h->stag, IB_ACCESS_REMOTE_WRITE, h->to,
@@ -176,21 +173,21 @@ static int siw_rx_begin_rresp(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 		/* Responses come in order: this one answers our Read RTR. */
 		if (!h->payload_len)
 			return 0;
-		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_TAGGED,
-						       DDP_T_BASE_BOUNDS),
+		return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_TAGGED,
+						  DDP_T_BASE_BOUNDS),
 				     "RDMA Read Response to the zero length Read RTR carries data");
 	}
 	if (!siw_tx_read_sink(qp, &sqe))
-		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_OP,
-						       RDMAP_OPCODE),
+		return siw_rx_refuse(qp, SIW_TERM(RDMAP, RDMAP_REMOTE_OP,
+						  RDMAP_OPCODE),
 				     "RDMA Read Response without a Read");
 	if (!h->payload_len)
 		return 0;
 	sink = &sqe.sge[0];
 	if (!sqe.num_sge || h->stag != sink->lkey || h->to < sink->laddr ||
 	    h->to - sink->laddr + h->payload_len > sink->length)
-		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_TAGGED,
-						       DDP_T_BASE_BOUNDS),
+		return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_TAGGED,
+						  DDP_T_BASE_BOUNDS),
 				     "RDMA Read Response outside the Read's buffer");
 	err = siw_rx_get_mem(qp, h->stag, IB_ACCESS_LOCAL_WRITE, h->to,
 			     h->payload_len, &mem);
@@ -244,18 +241,18 @@ static int siw_rx_begin_send(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	int err, i;
 
 	if (!siw_rx_msn_ok(rx, h))
-		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
-						       DDP_U_MSN_RANGE),
+		return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_UNTAGGED,
+						  DDP_U_MSN_RANGE),
 				     "Send out of sequence");
 	if (!rx->have_rqe) {
 		if (h->mo)
-			return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
-							       DDP_U_INVALID_MO),
+			return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_UNTAGGED,
+							  DDP_U_INVALID_MO),
 					     "Send does not start at offset 0");
 		err = siw_rq_get(qp, &rx->rqe);
 		if (err)
-			return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
-							       DDP_U_MSN_NOBUF),
+			return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_UNTAGGED,
+							  DDP_U_MSN_NOBUF),
 					     err == -ENOENT ?
 					     "Send arrived but no receive WR is posted" :
 					     "Send arrived but the receive WR is malformed");
@@ -265,8 +262,8 @@ static int siw_rx_begin_send(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 			rx->rqe_len += rx->rqe.sge[i].length;
 	}
 	if ((u64)h->mo + h->payload_len > rx->rqe_len)
-		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
-						       DDP_U_TOO_LONG),
+		return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_UNTAGGED,
+						  DDP_U_TOO_LONG),
 				     "Send longer than the posted receive WR");
 	merr = siw_rx_map_rqe(qp, h->mo, h->payload_len);
 	if (merr != SIW_MEM_OK)
@@ -289,14 +286,14 @@ static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	bool room;
 
 	if (!siw_rx_msn_ok(&qp->rx, h))
-		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
-						       DDP_U_MSN_RANGE),
+		return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_UNTAGGED,
+						  DDP_U_MSN_RANGE),
 				     "RDMA Read Request out of sequence");
 	/* A zero length Read (e.g. an RTR) reads nothing. */
 	if (h->u.rreq.size &&
 	    !(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_READ))
-		return siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_PROT,
-						       RDMAP_ACCESS),
+		return siw_rx_refuse(qp, SIW_TERM(RDMAP, RDMAP_REMOTE_PROT,
+						  RDMAP_ACCESS),
 				     "RDMA Read of STag 0x%08x refused: the QP does not allow remote reads",
 				     h->u.rreq.src_stag);
 	if (siw_rx_is_rtr_read(qp, h))
@@ -305,8 +302,8 @@ static int siw_rx_begin_rreq(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	room = siw_irq_room(tx);
 	spin_unlock_irqrestore(&tx->irq.lock, flags);
 	if (!room)
-		return siw_rx_refuse(qp, SIW_TERM_CODE(DDP, DDP_UNTAGGED,
-						       DDP_U_MSN_NOBUF),
+		return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_UNTAGGED,
+						  DDP_U_MSN_NOBUF),
 				     "more RDMA Reads outstanding than the negotiated IRD (%u)",
 				     tx->ird);
 	return 0;
@@ -337,8 +334,8 @@ static void siw_rx_begin(struct siw_qp *qp)
 	case SIW_RDMAP_TERMINATE:
 		break;
 	default:
-		siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_REMOTE_OP,
-						RDMAP_OPCODE),
+		siw_rx_refuse(qp, SIW_TERM(RDMAP, RDMAP_REMOTE_OP,
+					   RDMAP_OPCODE),
 			      "unsupported RDMAP opcode");
 		break;
 	}
@@ -419,8 +416,8 @@ static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
 	siw_mem_err_t err;
 
 	if (WARN_ON_ONCE(rx->cur >= rx->nr_range)) {
-		siw_rx_refuse(qp, SIW_TERM_CODE(RDMAP, RDMAP_CATASTROPHIC,
-						RDMAP_UNSPECIFIED),
+		siw_rx_refuse(qp, SIW_TERM(RDMAP, RDMAP_CATASTROPHIC,
+					   RDMAP_UNSPECIFIED),
 			      "placement failed");
 		return 0;
 	}
@@ -435,7 +432,7 @@ static u32 siw_rx_place(struct siw_qp *qp, struct sk_buff *skb, u32 off,
 	}
 	if (pl.broken) {
 		/* tcp_read_sock() offered octets the skb does not hold */
-		siw_rx_refuse(qp, SIW_TERM_CODE(LLP, LLP_MPA, LLP_CATASTROPHIC),
+		siw_rx_refuse(qp, SIW_TERM(LLP, LLP_MPA, LLP_CATASTROPHIC),
 			      "cannot read the socket buffer");
 		return 0;
 	}
@@ -658,7 +655,7 @@ static int siw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 
 broken:
-	siw_rx_refuse(qp, SIW_TERM_CODE(LLP, LLP_MPA, LLP_CATASTROPHIC),
+	siw_rx_refuse(qp, SIW_TERM(LLP, LLP_MPA, LLP_CATASTROPHIC),
 		      "cannot read the socket buffer");
 	siw_rx_failed(qp);
 	return len;

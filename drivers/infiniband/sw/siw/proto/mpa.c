@@ -50,21 +50,18 @@ bool siw_mpa_reason_reply(enum siw_mpa_reason reason)
 
 bool siw_mpa_reason_term(enum siw_mpa_reason reason, struct siw_term_code *tc)
 {
-	tc->layer = SIW_TERM_LAYER_LLP;
-	tc->etype = SIW_TERM_LLP_MPA;
-
 	switch (reason) {
 	case SIW_MPA_OK:
 	case SIW_MPA_E_REJECTED:
 		return false;
 	case SIW_MPA_E_IRD:
-		tc->ecode = SIW_TERM_LLP_NO_IRD;
+		*tc = SIW_TERM(LLP, LLP_MPA, LLP_NO_IRD);
 		return true;
 	case SIW_MPA_E_RTR:
-		tc->ecode = SIW_TERM_LLP_NO_RTR;
+		*tc = SIW_TERM(LLP, LLP_MPA, LLP_NO_RTR);
 		return true;
 	default:
-		tc->ecode = SIW_TERM_LLP_INVALID_RR;
+		*tc = SIW_TERM(LLP, LLP_MPA, LLP_INVALID_RR);
 		return true;
 	}
 }

@@ -52,13 +52,6 @@ static u16 get_be16(const u8 *p)
 	return be16_to_cpu(v);
 }
 
-static void rx_set_term(struct siw_rx *rx, u8 layer, u8 etype, u8 ecode)
-{
-	rx->term.layer = layer;
-	rx->term.etype = etype;
-	rx->term.ecode = ecode;
-}
-
 /* Enter the sticky error state with the Terminate code of @err. */
 static int rx_error(struct siw_rx *rx, enum siw_rx_err err)
 {
@@ -72,53 +65,41 @@ static int rx_error(struct siw_rx *rx, enum siw_rx_err err)
 
 	switch (err) {
 	case SIW_RX_E_ULPDU_LEN:
-		rx_set_term(rx, SIW_TERM_LAYER_LLP, SIW_TERM_LLP_MPA,
-			    SIW_TERM_LLP_MARKER_LEN);
+		rx->term = SIW_TERM(LLP, LLP_MPA, LLP_MARKER_LEN);
 		break;
 	case SIW_RX_E_DDP_VERSION:
 		if (tagged)
-			rx_set_term(rx, SIW_TERM_LAYER_DDP, SIW_TERM_DDP_TAGGED,
-				    SIW_TERM_DDP_T_VERSION);
+			rx->term = SIW_TERM(DDP, DDP_TAGGED, DDP_T_VERSION);
 		else
-			rx_set_term(rx, SIW_TERM_LAYER_DDP,
-				    SIW_TERM_DDP_UNTAGGED,
-				    SIW_TERM_DDP_U_VERSION);
+			rx->term = SIW_TERM(DDP, DDP_UNTAGGED, DDP_U_VERSION);
 		break;
 	case SIW_RX_E_RDMAP_VERSION:
-		rx_set_term(rx, SIW_TERM_LAYER_RDMAP, SIW_TERM_RDMAP_REMOTE_OP,
-			    SIW_TERM_RDMAP_VERSION);
+		rx->term = SIW_TERM(RDMAP, RDMAP_REMOTE_OP, RDMAP_VERSION);
 		break;
 	case SIW_RX_E_OPCODE:
 	case SIW_RX_E_TAGGED:
 	case SIW_RX_E_ATOMIC_OP:
-		rx_set_term(rx, SIW_TERM_LAYER_RDMAP, SIW_TERM_RDMAP_REMOTE_OP,
-			    SIW_TERM_RDMAP_OPCODE);
+		rx->term = SIW_TERM(RDMAP, RDMAP_REMOTE_OP, RDMAP_OPCODE);
 		break;
 	case SIW_RX_E_QN:
-		rx_set_term(rx, SIW_TERM_LAYER_DDP, SIW_TERM_DDP_UNTAGGED,
-			    SIW_TERM_DDP_U_INVALID_QN);
+		rx->term = SIW_TERM(DDP, DDP_UNTAGGED, DDP_U_INVALID_QN);
 		break;
 	case SIW_RX_E_MO:
 	case SIW_RX_E_MO_WRAP:
-		rx_set_term(rx, SIW_TERM_LAYER_DDP, SIW_TERM_DDP_UNTAGGED,
-			    SIW_TERM_DDP_U_INVALID_MO);
+		rx->term = SIW_TERM(DDP, DDP_UNTAGGED, DDP_U_INVALID_MO);
 		break;
 	case SIW_RX_E_NOT_LAST:
 	case SIW_RX_E_MSG_LEN:
-		rx_set_term(rx, SIW_TERM_LAYER_RDMAP, SIW_TERM_RDMAP_REMOTE_OP,
-			    SIW_TERM_RDMAP_UNSPECIFIED);
+		rx->term = SIW_TERM(RDMAP, RDMAP_REMOTE_OP, RDMAP_UNSPECIFIED);
 		break;
 	case SIW_RX_E_TO_WRAP:
-		rx_set_term(rx, SIW_TERM_LAYER_DDP, SIW_TERM_DDP_TAGGED,
-			    SIW_TERM_DDP_T_TO_WRAP);
+		rx->term = SIW_TERM(DDP, DDP_TAGGED, DDP_T_TO_WRAP);
 		break;
 	case SIW_RX_E_READ_WRAP:
-		rx_set_term(rx, SIW_TERM_LAYER_RDMAP,
-			    SIW_TERM_RDMAP_REMOTE_PROT, SIW_TERM_RDMAP_TO_WRAP);
+		rx->term = SIW_TERM(RDMAP, RDMAP_REMOTE_PROT, RDMAP_TO_WRAP);
 		break;
 	case SIW_RX_E_CRC:
-		rx_set_term(rx, SIW_TERM_LAYER_LLP, SIW_TERM_LLP_MPA,
-			    SIW_TERM_LLP_CRC);
+		rx->term = SIW_TERM(LLP, LLP_MPA, LLP_CRC);
 		break;
 	case SIW_RX_E_CALLER:
 		/* siw_rx_fail() set the code. */
@@ -126,8 +107,7 @@ static int rx_error(struct siw_rx *rx, enum siw_rx_err err)
 	default:
 		/* A bug on our side, not the peer's. */
 		rx->err = SIW_RX_E_MISUSE;
-		rx_set_term(rx, SIW_TERM_LAYER_RDMAP, SIW_TERM_RDMAP_REMOTE_OP,
-			    SIW_TERM_RDMAP_CATA_STREAM);
+		rx->term = SIW_TERM(RDMAP, RDMAP_REMOTE_OP, RDMAP_CATA_STREAM);
 		break;
 	}
 	return -1;

@@ -293,6 +293,16 @@ struct siw_term_code {
 	u8 ecode;
 };
 
+/*
+ * The one way a Terminate code is written: SIW_TERM(DDP, DDP_TAGGED,
+ * DDP_T_TO_WRAP) is layer SIW_TERM_LAYER_DDP, error type
+ * SIW_TERM_DDP_TAGGED, code SIW_TERM_DDP_T_TO_WRAP. A compound literal:
+ * it assigns, and initializes a table.
+ */
+#define SIW_TERM(layer, etype, ecode)					\
+	((struct siw_term_code){ SIW_TERM_LAYER_##layer, SIW_TERM_##etype, \
+				 SIW_TERM_##ecode })
+
 static inline u32 siw_term_ctrl(const struct siw_term_code *tc, u16 hdrct)
 {
 	return ((u32)(tc->layer & SIW_TERM_NIBBLE_MASK) << SIW_TERM_LAYER_SHIFT) |
