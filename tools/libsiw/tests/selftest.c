@@ -225,21 +225,401 @@ static void fill(char *p, size_t n, int seed)
 		p[i] = (char)(seed + i * 7);
 }
 
+/* The objects every part of the test shares. */
+struct fix {
+	struct ibv_cq_ex *cqx;		/* b's send CQ */
+	struct ibv_cq *cq_a;		/* a's CQ, with a completion channel */
+	struct ibv_cq *cq_b;		/* b's receive CQ, 3 CQEs at first */
+	struct ibv_comp_channel *ch;
+	struct end a, b;		/* two QPs connected to each other */
+};
+
+/* The CQs, two QPs on them and their connection; 0 to go on. */
+static int setup(struct fix *f)
+{
+	struct ibv_cq_init_attr_ex cqa;
+
+	/* Only our provider has the extended CQ. */
+	memset(&cqa, 0, sizeof(cqa));
+	cqa.cqe = DEPTH * 4;
+	cqa.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
+	f->cqx = ibv_create_cq_ex(ctx, &cqa);
+	check(f->cqx != NULL, "ibv_create_cq_ex (our provider is loaded): %s",
+	      f->cqx ? "ok" : strerror(errno));
+	if (!f->cqx)
+		return -1;
+	cqa.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	check(!ibv_create_cq_ex(ctx, &cqa) && errno == EOPNOTSUPP,
+	      "ibv_create_cq_ex with completion timestamps is refused");
+
+	f->ch = ibv_create_comp_channel(ctx);
+	f->cq_a = ibv_create_cq(ctx, DEPTH * 4, NULL, f->ch, 0);
+	f->cq_b = ibv_create_cq(ctx, 3, NULL, NULL, 0);
+	if (!f->ch || !f->cq_a || !f->cq_b)
+		die("ibv_create_cq");
+	check(f->cq_b->cqe >= 3, "CQ of 3 got %d CQEs", f->cq_b->cqe);
+
+	make_qp(&f->a, f->cq_a, f->cq_a, NULL, 1, DEPTH);
+	make_qp(&f->b, ibv_cq_ex_to_cq(f->cqx), f->cq_b, NULL, 0, DEPTH);
+	to_rts(f->a.qp, f->b.qp->qp_num);
+	to_rts(f->b.qp, f->a.qp->qp_num);
+
+	/* The QPs connect in the background: one message shows they did. */
+	post_recv(f->b.qp, NULL, &f->b, 1, 0, 64, 1);
+	post_send(&f->a, IBV_WR_SEND, 0, 1, 1, 0, 0, 0);
+	if (!poll_ok(f->cq_a, IBV_WC_SEND, -1) || !poll_ok(f->cq_b, IBV_WC_RECV, 1)) {
+		printf("Bail out! QPs %u and %u did not connect\n",
+		       f->a.qp->qp_num, f->b.qp->qp_num);
+		return -1;
+	}
+
+	return 0;
+}
+
+static void test_sges(struct fix *f)
+{
+	int err;
+
+	/* Send with 6 SGEs into a receive of 6 SGEs. */
+	fill(f->a.buf, 6 * 100, 1);
+	memset(f->b.buf, 0, BUF_SIZE);
+	err = post_recv(f->b.qp, NULL, &f->b, 7, 0, 100, 6);
+	check(!err, "post_recv with 6 SGEs: %s", strerror(err));
+	err = post_send(&f->a, IBV_WR_SEND, 0, 100, 6, 0, 0, 0);
+	check(!err, "post_send with 6 SGEs: %s", strerror(err));
+	check(poll_ok(f->cq_a, IBV_WC_SEND, -1), "send completes");
+	check(poll_ok(f->cq_b, IBV_WC_RECV, 600), "receive of 600 bytes completes");
+	check(!memcmp(f->a.buf, f->b.buf, 600), "data of 6 SGEs arrived intact");
+}
+
+static void test_inline(struct fix *f)
+{
+	int err;
+
+	/* Inline: the data is copied at post time. */
+	err = post_recv(f->b.qp, NULL, &f->b, 8, 1000, 200, 1);
+	fill(f->a.buf + 2000, 64, 3);
+	err = err ?: post_send(&f->a, IBV_WR_SEND, 2000, 32, 2, IBV_SEND_INLINE,
+			       0, 0);
+	memset(f->a.buf + 2000, 0, 64);
+	check(!err, "inline send of 2 x 32 bytes posted");
+	check(poll_ok(f->cq_a, IBV_WC_SEND, -1) && poll_ok(f->cq_b, IBV_WC_RECV, 64),
+	      "inline send completes");
+	fill(f->a.buf + 2000, 64, 3);
+	check(!memcmp(f->a.buf + 2000, f->b.buf + 1000, 64), "inline data intact");
+	err = post_send(&f->a, IBV_WR_SEND, 0, 81, 1, IBV_SEND_INLINE, 0, 0);
+	check(err == EINVAL, "inline send of 81 bytes refused: %s",
+	      strerror(err));
+	err = post_send(&f->a, IBV_WR_SEND, 0, 8, 7, 0, 0, 0);
+	check(err == EINVAL, "send with 7 SGEs refused: %s", strerror(err));
+	err = post_send(&f->a, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 1, 0, 0, 0);
+	check(err == EINVAL, "atomic refused: %s", strerror(err));
+}
+
+static void test_rdma(struct fix *f)
+{
+	int err;
+
+	/* RDMA write and read. */
+	fill(f->a.buf + 4096, 4096, 5);
+	err = post_send(&f->a, IBV_WR_RDMA_WRITE, 4096, 4096, 1, 0,
+			(uintptr_t)f->b.buf + 8192, f->b.mr->rkey);
+	check(!err && poll_ok(f->cq_a, IBV_WC_RDMA_WRITE, -1),
+	      "RDMA write completes");
+	check(!memcmp(f->a.buf + 4096, f->b.buf + 8192, 4096), "written data intact");
+	fill(f->b.buf + 16384, 5000, 9);
+	err = post_send(&f->a, IBV_WR_RDMA_READ, 20000, 5000, 1, 0,
+			(uintptr_t)f->b.buf + 16384, f->b.mr->rkey);
+	check(!err && poll_ok(f->cq_a, IBV_WC_RDMA_READ, 5000),
+	      "RDMA read completes");
+	check(!memcmp(f->a.buf + 20000, f->b.buf + 16384, 5000), "read data intact");
+}
+
+static void test_qp_ex(struct fix *f)
+{
+	struct ibv_wc wc;
+	int n, ok, err;
+
+	/* Extended QP: a batch of send, write, read. */
+	fill(f->a.buf + 30000, 3000, 11);
+	/* iWARP has no RNR: every send needs its receive posted first. */
+	post_recv(f->b.qp, NULL, &f->b, 9, 40000, 1000, 1);
+	post_recv(f->b.qp, NULL, &f->b, 10, 50000, 100, 1);
+	ibv_wr_start(f->a.qpx);
+	f->a.qpx->wr_id = 100;
+	f->a.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(f->a.qpx);
+	ibv_wr_set_sge(f->a.qpx, f->a.mr->lkey, (uintptr_t)f->a.buf + 30000, 1000);
+	f->a.qpx->wr_id = 101;
+	ibv_wr_rdma_write(f->a.qpx, f->b.mr->rkey, (uintptr_t)f->b.buf + 41000);
+	ibv_wr_set_sge(f->a.qpx, f->a.mr->lkey, (uintptr_t)f->a.buf + 31000, 1000);
+	f->a.qpx->wr_id = 102;
+	ibv_wr_rdma_read(f->a.qpx, f->b.mr->rkey, (uintptr_t)f->b.buf + 41000);
+	ibv_wr_set_sge(f->a.qpx, f->a.mr->lkey, (uintptr_t)f->a.buf + 33000, 1000);
+	f->a.qpx->wr_id = 103;
+	ibv_wr_send(f->a.qpx);
+	ibv_wr_set_inline_data(f->a.qpx, f->a.buf + 32000, 16);
+	err = ibv_wr_complete(f->a.qpx);
+	check(!err, "ibv_wr_* batch of 4 posted: %s", strerror(err));
+	ok = poll_ok(f->cq_a, IBV_WC_SEND, -1) &&
+	     poll_ok(f->cq_a, IBV_WC_RDMA_WRITE, -1) &&
+	     poll_ok(f->cq_a, IBV_WC_RDMA_READ, 1000) &&
+	     poll_ok(f->cq_a, IBV_WC_SEND, -1);
+	check(ok, "ibv_wr_* batch completes in order");
+	check(!memcmp(f->a.buf + 30000, f->b.buf + 40000, 1000) &&
+	      !memcmp(f->a.buf + 31000, f->b.buf + 41000, 1000) &&
+	      !memcmp(f->a.buf + 31000, f->a.buf + 33000, 1000),
+	      "ibv_wr_* data intact");
+
+	check(poll_ok(f->cq_b, IBV_WC_RECV, 1000) && poll_ok(f->cq_b, IBV_WC_RECV, 16),
+	      "batch sends received (1000 bytes, 16 bytes inline)");
+
+	ibv_wr_start(f->a.qpx);
+	f->a.qpx->wr_id = 200;
+	ibv_wr_send(f->a.qpx);
+	ibv_wr_set_sge(f->a.qpx, f->a.mr->lkey, (uintptr_t)f->a.buf, 10);
+	ibv_wr_abort(f->a.qpx);
+	ibv_wr_start(f->a.qpx);
+	ibv_wr_local_inv(f->a.qpx, f->a.mr->rkey);
+	err = ibv_wr_complete(f->a.qpx);
+	check(err == EOPNOTSUPP, "ibv_wr_local_inv refused at complete: %s",
+	      strerror(err));
+	n = ibv_poll_cq(f->cq_a, 1, &wc);
+	check(n == 0, "aborted and refused batches posted nothing (%d)", n);
+}
+
+static void test_cq_ex(struct fix *f)
+{
+	struct ibv_poll_cq_attr pa = {};
+	double t0;
+	int i, n;
+
+	/* Extended CQ polling: b sends 3 signalled messages to f->a. */
+	for (i = 0; i < 3; i++)
+		post_recv(f->a.qp, NULL, &f->a, 300 + i, 60000 + i * 100, 100, 1);
+	for (i = 0; i < 3; i++)
+		post_send(&f->b, IBV_WR_SEND, 100 * i, 10 + i, 1, 0, 0, 0);
+	for (i = 0; i < 3; i++)
+		poll_ok(f->cq_a, IBV_WC_RECV, 10 + i);
+	for (n = 0, t0 = now(); n < 3 && now() < t0 + 30;) {
+		if (ibv_start_poll(f->cqx, &pa))
+			continue;
+		do {
+			if (f->cqx->status == IBV_WC_SUCCESS &&
+			    ibv_wc_read_opcode(f->cqx) == IBV_WC_SEND &&
+			    ibv_wc_read_qp_num(f->cqx) == f->b.qp->qp_num &&
+			    f->cqx->wr_id == (uint64_t)n * 100)
+				n++;
+			else
+				printf("# cq_ex: status %d opcode %d wr_id %llu\n",
+				       f->cqx->status, ibv_wc_read_opcode(f->cqx),
+				       (unsigned long long)f->cqx->wr_id);
+		} while (!ibv_next_poll(f->cqx));
+		ibv_end_poll(f->cqx);
+	}
+	check(n == 3, "ibv_start_poll/next_poll/end_poll saw 3 sends (%d)", n);
+}
+
+static void test_comp_channel(struct fix *f)
+{
+	struct ibv_poll_cq_attr pa = {};
+	struct pollfd pfd = { .fd = f->ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	int n, ok, err;
+	double t0;
+
+	/* Completion channel: arm, send, get the event. */
+	err = ibv_req_notify_cq(f->cq_a, 0);
+	post_recv(f->a.qp, NULL, &f->a, 400, 0, 100, 1);
+	post_send(&f->b, IBV_WR_SEND, 0, 8, 1, 0, 0, 0);
+	n = poll(&pfd, 1, 20000);
+	ok = n == 1 && !ibv_get_cq_event(f->ch, &ev_cq, &ev_ctx) &&
+	     ev_cq == f->cq_a;
+	check(!err && ok, "completion event after req_notify_cq");
+	if (ok)
+		ibv_ack_cq_events(f->cq_a, 1);
+	check(poll_ok(f->cq_a, IBV_WC_RECV, 8), "event's CQE polled");
+	/* b's send went to the extended CQ. */
+	for (ok = 0, t0 = now(); !ok && now() < t0 + 30;) {
+		if (ibv_start_poll(f->cqx, &pa))
+			continue;
+		ok = f->cqx->status == IBV_WC_SUCCESS;
+		ibv_end_poll(f->cqx);
+	}
+	check(ok, "extended CQ: sender's completion");
+}
+
+static void test_resize(struct fix *f)
+{
+	int i, ok, err;
+
+	/* Resize: CQEs pending in the old ring move to the new one. */
+	for (i = 0; i < 3; i++)
+		post_recv(f->b.qp, NULL, &f->b, 500 + i, 0, 100, 1);
+	for (i = 0; i < 3; i++)
+		post_send(&f->a, IBV_WR_SEND, 0, 20 + i, 1, 0, 0, 0);
+	for (i = 0; i < 3; i++)
+		poll_ok(f->cq_a, IBV_WC_SEND, -1);
+	/* Let the 3 receives land in f->cq_b (4 slots), unpolled. Should one
+	 * come late, it lands in the new ring: the check holds either way. */
+	usleep(500000);
+	err = ibv_resize_cq(f->cq_b, 100);
+	check(!err && f->cq_b->cqe >= 100, "ibv_resize_cq to 100: %s (%d CQEs)",
+	      strerror(err), f->cq_b->cqe);
+	for (ok = 1, i = 0; i < 3; i++)
+		ok &= poll_ok(f->cq_b, IBV_WC_RECV, 20 + i);
+	check(ok, "CQEs pending at resize kept, in order");
+	for (i = 0; i < 12; i++)
+		post_recv(f->b.qp, NULL, &f->b, 600 + i, 0, 100, 1);
+	for (i = 0; i < 12; i++) {
+		err = post_send(&f->a, IBV_WR_SEND, 0, 4, 1, 0, 0, 0);
+		if (!err)
+			poll_ok(f->cq_a, IBV_WC_SEND, -1);
+	}
+	for (ok = 1, i = 0; i < 12; i++)
+		ok &= poll_ok(f->cq_b, IBV_WC_RECV, 4);
+	check(ok, "resized CQ takes 12 more completions");
+}
+
+static void test_load(struct fix *f)
+{
+	int sent = 0, done = 0, rcvd = 0, posted = 0;
+	const int total = 5000;
+	struct ibv_wc wc;
+	double t0;
+	int i, n;
+
+	/* Doorbell rule under load: many small sends, deep batches. */
+	for (i = 0; i < DEPTH; i++, posted++)
+		post_recv(f->b.qp, NULL, &f->b, 700, 0, 64, 1);
+	t0 = now();
+	while (rcvd < total && now() < t0 + 300) {
+		while (sent < total && sent - done < DEPTH &&
+		       posted - rcvd > sent - rcvd) {
+			if (post_send(&f->a, IBV_WR_SEND, 0, 8, 1, 0, 0, 0))
+				break;
+			sent++;
+		}
+		n = ibv_poll_cq(f->cq_a, 1, &wc);
+		if (n == 1 && wc.status != IBV_WC_SUCCESS)
+			break;
+		done += n == 1;
+		n = ibv_poll_cq(f->cq_b, 1, &wc);
+		if (n == 1 && wc.status != IBV_WC_SUCCESS)
+			break;
+		if (n == 1) {
+			rcvd++;
+			if (!post_recv(f->b.qp, NULL, &f->b, 700, 0, 64, 1))
+				posted++;
+		}
+	}
+	while (done < sent && poll_one(f->cq_a, &wc) == 1)
+		done++;
+	check(rcvd == total && done == total,
+	      "%d sends through a %d-deep SQ: %d sent, %d received",
+	      total, DEPTH, done, rcvd);
+}
+
+static void test_full_sq(struct fix *f)
+{
+	struct ibv_send_wr wrs[DEPTH], *bad;
+	struct ibv_sge sge = { .addr = (uintptr_t)f->a.buf, .length = 16,
+			       .lkey = f->a.mr->lkey };
+	int i, ok, err;
+
+	/* One post_send call that fills the whole (empty) SQ. */
+	for (i = 0; i < DEPTH; i++)
+		post_recv(f->b.qp, NULL, &f->b, 900 + i, 0, 64, 1);
+	memset(wrs, 0, sizeof(wrs));
+	for (i = 0; i < DEPTH; i++) {
+		wrs[i].wr_id = 900 + i;
+		wrs[i].opcode = IBV_WR_SEND;
+		wrs[i].sg_list = &sge;
+		wrs[i].num_sge = 1;
+		wrs[i].send_flags = IBV_SEND_SIGNALED;
+		wrs[i].next = i + 1 < DEPTH ? &wrs[i + 1] : NULL;
+	}
+	err = ibv_post_send(f->a.qp, wrs, &bad);
+	for (ok = !err, i = 0; i < DEPTH; i++)
+		ok &= poll_ok(f->cq_a, IBV_WC_SEND, -1) &&
+		      poll_ok(f->cq_b, IBV_WC_RECV, 16);
+	check(ok, "%d sends in one post_send call fill the SQ and complete",
+	      DEPTH);
+}
+
+static void test_srq(struct fix *f)
+{
+	struct ibv_srq_init_attr srqa;
+	struct ibv_srq_attr sattr;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_srq *srq;
+	struct end c, d;
+	int i, ok, err;
+
+	/* SRQ: two QPs on one SRQ. */
+	memset(&srqa, 0, sizeof(srqa));
+	srqa.attr.max_wr = 8;
+	srqa.attr.max_sge = 2;
+	srq = ibv_create_srq(pd, &srqa);
+	check(srq != NULL, "ibv_create_srq");
+	if (!srq)
+		return;
+	memset(&sattr, 0, sizeof(sattr));
+	err = ibv_query_srq(srq, &sattr);
+	check(!err && sattr.max_wr >= 8, "ibv_query_srq: %u WRs",
+	      sattr.max_wr);
+	sattr.srq_limit = 2;
+	err = ibv_modify_srq(srq, &sattr, IBV_SRQ_LIMIT);
+	check(!err, "ibv_modify_srq limit: %s", strerror(err));
+	sattr.max_wr = 64;
+	err = ibv_modify_srq(srq, &sattr, IBV_SRQ_MAX_WR);
+	check(err == EOPNOTSUPP, "SRQ resize refused: %s",
+	      strerror(err));
+	/* c's SQ has one slot: every post fills the ring. */
+	make_qp(&c, f->cq_a, f->cq_a, NULL, 0, 1);
+	make_qp(&d, f->cq_b, f->cq_b, srq, 0, DEPTH);
+	to_rts(c.qp, d.qp->qp_num);
+	to_rts(d.qp, c.qp->qp_num);
+	for (i = 0; i < 4; i++)
+		post_recv(NULL, srq, &d, 800 + i, i * 100, 100, 1);
+	err = ibv_post_recv(d.qp, &rwr, &rbad);
+	check(err, "post_recv on a QP with an SRQ refused");
+	for (ok = 1, i = 0; i < 4; i++) {
+		ok &= !post_send(&c, IBV_WR_SEND, 0, 30 + i, 1, 0, 0, 0);
+		ok &= poll_ok(f->cq_a, IBV_WC_SEND, -1);
+	}
+	for (i = 0; i < 4; i++)
+		ok &= poll_ok(f->cq_b, IBV_WC_RECV, 30 + i);
+	check(ok, "4 sends from a 1-slot SQ through the SRQ");
+	ibv_destroy_qp(c.qp);
+	ibv_destroy_qp(d.qp);
+	ibv_dereg_mr(c.mr);
+	ibv_dereg_mr(d.mr);
+	free(c.buf);
+	free(d.buf);
+	check(!ibv_destroy_srq(srq), "ibv_destroy_srq");
+}
+
+static void teardown(struct fix *f)
+{
+	check(!ibv_destroy_qp(f->a.qp) && !ibv_destroy_qp(f->b.qp), "destroy QPs");
+	check(!ibv_destroy_cq(ibv_cq_ex_to_cq(f->cqx)) && !ibv_destroy_cq(f->cq_a) &&
+	      !ibv_destroy_cq(f->cq_b), "destroy CQs");
+	check(!ibv_destroy_comp_channel(f->ch), "destroy completion channel");
+	ibv_dereg_mr(f->a.mr);
+	ibv_dereg_mr(f->b.mr);
+	free(f->a.buf);
+	free(f->b.buf);
+	check(!ibv_dealloc_pd(pd), "dealloc PD");
+	ibv_close_device(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
-	struct ibv_cq_init_attr_ex cqa;
-	struct ibv_cq_ex *cqx;
-	struct ibv_cq *cq_a, *cq_b;
-	struct ibv_comp_channel *ch;
-	struct ibv_srq_init_attr srqa;
-	struct ibv_srq_attr sattr;
-	struct ibv_srq *srq;
-	struct ibv_poll_cq_attr pa = {};
-	struct end a, b, c, d;
-	struct ibv_wc wc;
-	int i, n, ok, err;
-	double t0;
+	struct fix f;
+	int i;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s DEVICE [GID_INDEX]\n", argv[0]);
@@ -264,326 +644,20 @@ int main(int argc, char **argv)
 	if (!pd)
 		die("ibv_alloc_pd");
 
-	/* Only our provider has the extended CQ. */
-	memset(&cqa, 0, sizeof(cqa));
-	cqa.cqe = DEPTH * 4;
-	cqa.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
-	cqx = ibv_create_cq_ex(ctx, &cqa);
-	check(cqx != NULL, "ibv_create_cq_ex (our provider is loaded): %s",
-	      cqx ? "ok" : strerror(errno));
-	if (!cqx)
+	memset(&f, 0, sizeof(f));
+	if (setup(&f))
 		return 1;
-	cqa.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
-	check(!ibv_create_cq_ex(ctx, &cqa) && errno == EOPNOTSUPP,
-	      "ibv_create_cq_ex with completion timestamps is refused");
-
-	ch = ibv_create_comp_channel(ctx);
-	cq_a = ibv_create_cq(ctx, DEPTH * 4, NULL, ch, 0);
-	cq_b = ibv_create_cq(ctx, 3, NULL, NULL, 0);
-	if (!ch || !cq_a || !cq_b)
-		die("ibv_create_cq");
-	check(cq_b->cqe >= 3, "CQ of 3 got %d CQEs", cq_b->cqe);
-
-	make_qp(&a, cq_a, cq_a, NULL, 1, DEPTH);
-	make_qp(&b, ibv_cq_ex_to_cq(cqx), cq_b, NULL, 0, DEPTH);
-	to_rts(a.qp, b.qp->qp_num);
-	to_rts(b.qp, a.qp->qp_num);
-
-	/* The QPs connect in the background: one message shows they did. */
-	post_recv(b.qp, NULL, &b, 1, 0, 64, 1);
-	post_send(&a, IBV_WR_SEND, 0, 1, 1, 0, 0, 0);
-	if (!poll_ok(cq_a, IBV_WC_SEND, -1) || !poll_ok(cq_b, IBV_WC_RECV, 1)) {
-		printf("Bail out! QPs %u and %u did not connect\n",
-		       a.qp->qp_num, b.qp->qp_num);
-		return 1;
-	}
-
-	/* Send with 6 SGEs into a receive of 6 SGEs. */
-	fill(a.buf, 6 * 100, 1);
-	memset(b.buf, 0, BUF_SIZE);
-	err = post_recv(b.qp, NULL, &b, 7, 0, 100, 6);
-	check(!err, "post_recv with 6 SGEs: %s", strerror(err));
-	err = post_send(&a, IBV_WR_SEND, 0, 100, 6, 0, 0, 0);
-	check(!err, "post_send with 6 SGEs: %s", strerror(err));
-	check(poll_ok(cq_a, IBV_WC_SEND, -1), "send completes");
-	check(poll_ok(cq_b, IBV_WC_RECV, 600), "receive of 600 bytes completes");
-	check(!memcmp(a.buf, b.buf, 600), "data of 6 SGEs arrived intact");
-
-	/* Inline: the data is copied at post time. */
-	err = post_recv(b.qp, NULL, &b, 8, 1000, 200, 1);
-	fill(a.buf + 2000, 64, 3);
-	err = err ?: post_send(&a, IBV_WR_SEND, 2000, 32, 2, IBV_SEND_INLINE,
-			       0, 0);
-	memset(a.buf + 2000, 0, 64);
-	check(!err, "inline send of 2 x 32 bytes posted");
-	check(poll_ok(cq_a, IBV_WC_SEND, -1) && poll_ok(cq_b, IBV_WC_RECV, 64),
-	      "inline send completes");
-	fill(a.buf + 2000, 64, 3);
-	check(!memcmp(a.buf + 2000, b.buf + 1000, 64), "inline data intact");
-	err = post_send(&a, IBV_WR_SEND, 0, 81, 1, IBV_SEND_INLINE, 0, 0);
-	check(err == EINVAL, "inline send of 81 bytes refused: %s",
-	      strerror(err));
-	err = post_send(&a, IBV_WR_SEND, 0, 8, 7, 0, 0, 0);
-	check(err == EINVAL, "send with 7 SGEs refused: %s", strerror(err));
-	err = post_send(&a, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 1, 0, 0, 0);
-	check(err == EINVAL, "atomic refused: %s", strerror(err));
-
-	/* RDMA write and read. */
-	fill(a.buf + 4096, 4096, 5);
-	err = post_send(&a, IBV_WR_RDMA_WRITE, 4096, 4096, 1, 0,
-			(uintptr_t)b.buf + 8192, b.mr->rkey);
-	check(!err && poll_ok(cq_a, IBV_WC_RDMA_WRITE, -1),
-	      "RDMA write completes");
-	check(!memcmp(a.buf + 4096, b.buf + 8192, 4096), "written data intact");
-	fill(b.buf + 16384, 5000, 9);
-	err = post_send(&a, IBV_WR_RDMA_READ, 20000, 5000, 1, 0,
-			(uintptr_t)b.buf + 16384, b.mr->rkey);
-	check(!err && poll_ok(cq_a, IBV_WC_RDMA_READ, 5000),
-	      "RDMA read completes");
-	check(!memcmp(a.buf + 20000, b.buf + 16384, 5000), "read data intact");
-
-	/* Extended QP: a batch of send, write, read. */
-	fill(a.buf + 30000, 3000, 11);
-	/* iWARP has no RNR: every send needs its receive posted first. */
-	post_recv(b.qp, NULL, &b, 9, 40000, 1000, 1);
-	post_recv(b.qp, NULL, &b, 10, 50000, 100, 1);
-	ibv_wr_start(a.qpx);
-	a.qpx->wr_id = 100;
-	a.qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_send(a.qpx);
-	ibv_wr_set_sge(a.qpx, a.mr->lkey, (uintptr_t)a.buf + 30000, 1000);
-	a.qpx->wr_id = 101;
-	ibv_wr_rdma_write(a.qpx, b.mr->rkey, (uintptr_t)b.buf + 41000);
-	ibv_wr_set_sge(a.qpx, a.mr->lkey, (uintptr_t)a.buf + 31000, 1000);
-	a.qpx->wr_id = 102;
-	ibv_wr_rdma_read(a.qpx, b.mr->rkey, (uintptr_t)b.buf + 41000);
-	ibv_wr_set_sge(a.qpx, a.mr->lkey, (uintptr_t)a.buf + 33000, 1000);
-	a.qpx->wr_id = 103;
-	ibv_wr_send(a.qpx);
-	ibv_wr_set_inline_data(a.qpx, a.buf + 32000, 16);
-	err = ibv_wr_complete(a.qpx);
-	check(!err, "ibv_wr_* batch of 4 posted: %s", strerror(err));
-	ok = poll_ok(cq_a, IBV_WC_SEND, -1) &&
-	     poll_ok(cq_a, IBV_WC_RDMA_WRITE, -1) &&
-	     poll_ok(cq_a, IBV_WC_RDMA_READ, 1000) &&
-	     poll_ok(cq_a, IBV_WC_SEND, -1);
-	check(ok, "ibv_wr_* batch completes in order");
-	check(!memcmp(a.buf + 30000, b.buf + 40000, 1000) &&
-	      !memcmp(a.buf + 31000, b.buf + 41000, 1000) &&
-	      !memcmp(a.buf + 31000, a.buf + 33000, 1000),
-	      "ibv_wr_* data intact");
-
-	check(poll_ok(cq_b, IBV_WC_RECV, 1000) && poll_ok(cq_b, IBV_WC_RECV, 16),
-	      "batch sends received (1000 bytes, 16 bytes inline)");
-
-	ibv_wr_start(a.qpx);
-	a.qpx->wr_id = 200;
-	ibv_wr_send(a.qpx);
-	ibv_wr_set_sge(a.qpx, a.mr->lkey, (uintptr_t)a.buf, 10);
-	ibv_wr_abort(a.qpx);
-	ibv_wr_start(a.qpx);
-	ibv_wr_local_inv(a.qpx, a.mr->rkey);
-	err = ibv_wr_complete(a.qpx);
-	check(err == EOPNOTSUPP, "ibv_wr_local_inv refused at complete: %s",
-	      strerror(err));
-	n = ibv_poll_cq(cq_a, 1, &wc);
-	check(n == 0, "aborted and refused batches posted nothing (%d)", n);
-
-	/* Extended CQ polling: b sends 3 signalled messages to a. */
-	for (i = 0; i < 3; i++)
-		post_recv(a.qp, NULL, &a, 300 + i, 60000 + i * 100, 100, 1);
-	for (i = 0; i < 3; i++)
-		post_send(&b, IBV_WR_SEND, 100 * i, 10 + i, 1, 0, 0, 0);
-	for (i = 0; i < 3; i++)
-		poll_ok(cq_a, IBV_WC_RECV, 10 + i);
-	for (n = 0, t0 = now(); n < 3 && now() < t0 + 30;) {
-		if (ibv_start_poll(cqx, &pa))
-			continue;
-		do {
-			if (cqx->status == IBV_WC_SUCCESS &&
-			    ibv_wc_read_opcode(cqx) == IBV_WC_SEND &&
-			    ibv_wc_read_qp_num(cqx) == b.qp->qp_num &&
-			    cqx->wr_id == (uint64_t)n * 100)
-				n++;
-			else
-				printf("# cq_ex: status %d opcode %d wr_id %llu\n",
-				       cqx->status, ibv_wc_read_opcode(cqx),
-				       (unsigned long long)cqx->wr_id);
-		} while (!ibv_next_poll(cqx));
-		ibv_end_poll(cqx);
-	}
-	check(n == 3, "ibv_start_poll/next_poll/end_poll saw 3 sends (%d)", n);
-
-	/* Completion channel: arm, send, get the event. */
-	err = ibv_req_notify_cq(cq_a, 0);
-	post_recv(a.qp, NULL, &a, 400, 0, 100, 1);
-	post_send(&b, IBV_WR_SEND, 0, 8, 1, 0, 0, 0);
-	{
-		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-		struct ibv_cq *ev_cq;
-		void *ev_ctx;
-
-		n = poll(&pfd, 1, 20000);
-		ok = n == 1 && !ibv_get_cq_event(ch, &ev_cq, &ev_ctx) &&
-		     ev_cq == cq_a;
-		check(!err && ok, "completion event after req_notify_cq");
-		if (ok)
-			ibv_ack_cq_events(cq_a, 1);
-		check(poll_ok(cq_a, IBV_WC_RECV, 8), "event's CQE polled");
-	}
-	/* b's send went to the extended CQ. */
-	for (ok = 0, t0 = now(); !ok && now() < t0 + 30;) {
-		if (ibv_start_poll(cqx, &pa))
-			continue;
-		ok = cqx->status == IBV_WC_SUCCESS;
-		ibv_end_poll(cqx);
-	}
-	check(ok, "extended CQ: sender's completion");
-
-	/* Resize: CQEs pending in the old ring move to the new one. */
-	for (i = 0; i < 3; i++)
-		post_recv(b.qp, NULL, &b, 500 + i, 0, 100, 1);
-	for (i = 0; i < 3; i++)
-		post_send(&a, IBV_WR_SEND, 0, 20 + i, 1, 0, 0, 0);
-	for (i = 0; i < 3; i++)
-		poll_ok(cq_a, IBV_WC_SEND, -1);
-	/* Let the 3 receives land in cq_b (4 slots), unpolled. Should one
-	 * come late, it lands in the new ring: the check holds either way. */
-	usleep(500000);
-	err = ibv_resize_cq(cq_b, 100);
-	check(!err && cq_b->cqe >= 100, "ibv_resize_cq to 100: %s (%d CQEs)",
-	      strerror(err), cq_b->cqe);
-	for (ok = 1, i = 0; i < 3; i++)
-		ok &= poll_ok(cq_b, IBV_WC_RECV, 20 + i);
-	check(ok, "CQEs pending at resize kept, in order");
-	for (i = 0; i < 12; i++)
-		post_recv(b.qp, NULL, &b, 600 + i, 0, 100, 1);
-	for (i = 0; i < 12; i++) {
-		err = post_send(&a, IBV_WR_SEND, 0, 4, 1, 0, 0, 0);
-		if (!err)
-			poll_ok(cq_a, IBV_WC_SEND, -1);
-	}
-	for (ok = 1, i = 0; i < 12; i++)
-		ok &= poll_ok(cq_b, IBV_WC_RECV, 4);
-	check(ok, "resized CQ takes 12 more completions");
-
-	/* Doorbell rule under load: many small sends, deep batches. */
-	{
-		int sent = 0, done = 0, rcvd = 0, posted = 0;
-		const int total = 5000;
-
-		for (i = 0; i < DEPTH; i++, posted++)
-			post_recv(b.qp, NULL, &b, 700, 0, 64, 1);
-		t0 = now();
-		while (rcvd < total && now() < t0 + 300) {
-			while (sent < total && sent - done < DEPTH &&
-			       posted - rcvd > sent - rcvd) {
-				if (post_send(&a, IBV_WR_SEND, 0, 8, 1, 0, 0, 0))
-					break;
-				sent++;
-			}
-			n = ibv_poll_cq(cq_a, 1, &wc);
-			if (n == 1 && wc.status != IBV_WC_SUCCESS)
-				break;
-			done += n == 1;
-			n = ibv_poll_cq(cq_b, 1, &wc);
-			if (n == 1 && wc.status != IBV_WC_SUCCESS)
-				break;
-			if (n == 1) {
-				rcvd++;
-				if (!post_recv(b.qp, NULL, &b, 700, 0, 64, 1))
-					posted++;
-			}
-		}
-		while (done < sent && poll_one(cq_a, &wc) == 1)
-			done++;
-		check(rcvd == total && done == total,
-		      "%d sends through a %d-deep SQ: %d sent, %d received",
-		      total, DEPTH, done, rcvd);
-	}
-
-	/* One post_send call that fills the whole (empty) SQ. */
-	{
-		struct ibv_send_wr wrs[DEPTH], *bad;
-		struct ibv_sge sge = { .addr = (uintptr_t)a.buf, .length = 16,
-				       .lkey = a.mr->lkey };
-
-		for (i = 0; i < DEPTH; i++)
-			post_recv(b.qp, NULL, &b, 900 + i, 0, 64, 1);
-		memset(wrs, 0, sizeof(wrs));
-		for (i = 0; i < DEPTH; i++) {
-			wrs[i].wr_id = 900 + i;
-			wrs[i].opcode = IBV_WR_SEND;
-			wrs[i].sg_list = &sge;
-			wrs[i].num_sge = 1;
-			wrs[i].send_flags = IBV_SEND_SIGNALED;
-			wrs[i].next = i + 1 < DEPTH ? &wrs[i + 1] : NULL;
-		}
-		err = ibv_post_send(a.qp, wrs, &bad);
-		for (ok = !err, i = 0; i < DEPTH; i++)
-			ok &= poll_ok(cq_a, IBV_WC_SEND, -1) &&
-			      poll_ok(cq_b, IBV_WC_RECV, 16);
-		check(ok, "%d sends in one post_send call fill the SQ and complete",
-		      DEPTH);
-	}
-
-	/* SRQ: two QPs on one SRQ. */
-	memset(&srqa, 0, sizeof(srqa));
-	srqa.attr.max_wr = 8;
-	srqa.attr.max_sge = 2;
-	srq = ibv_create_srq(pd, &srqa);
-	check(srq != NULL, "ibv_create_srq");
-	if (srq) {
-		memset(&sattr, 0, sizeof(sattr));
-		err = ibv_query_srq(srq, &sattr);
-		check(!err && sattr.max_wr >= 8, "ibv_query_srq: %u WRs",
-		      sattr.max_wr);
-		sattr.srq_limit = 2;
-		err = ibv_modify_srq(srq, &sattr, IBV_SRQ_LIMIT);
-		check(!err, "ibv_modify_srq limit: %s", strerror(err));
-		sattr.max_wr = 64;
-		err = ibv_modify_srq(srq, &sattr, IBV_SRQ_MAX_WR);
-		check(err == EOPNOTSUPP, "SRQ resize refused: %s",
-		      strerror(err));
-		/* c's SQ has one slot: every post fills the ring. */
-		make_qp(&c, cq_a, cq_a, NULL, 0, 1);
-		make_qp(&d, cq_b, cq_b, srq, 0, DEPTH);
-		to_rts(c.qp, d.qp->qp_num);
-		to_rts(d.qp, c.qp->qp_num);
-		for (i = 0; i < 4; i++)
-			post_recv(NULL, srq, &d, 800 + i, i * 100, 100, 1);
-		{
-			struct ibv_recv_wr rwr = {}, *bad;
-
-			err = ibv_post_recv(d.qp, &rwr, &bad);
-			check(err, "post_recv on a QP with an SRQ refused");
-		}
-		for (ok = 1, i = 0; i < 4; i++) {
-			ok &= !post_send(&c, IBV_WR_SEND, 0, 30 + i, 1, 0, 0, 0);
-			ok &= poll_ok(cq_a, IBV_WC_SEND, -1);
-		}
-		for (i = 0; i < 4; i++)
-			ok &= poll_ok(cq_b, IBV_WC_RECV, 30 + i);
-		check(ok, "4 sends from a 1-slot SQ through the SRQ");
-		ibv_destroy_qp(c.qp);
-		ibv_destroy_qp(d.qp);
-		ibv_dereg_mr(c.mr);
-		ibv_dereg_mr(d.mr);
-		free(c.buf);
-		free(d.buf);
-		check(!ibv_destroy_srq(srq), "ibv_destroy_srq");
-	}
-
-	check(!ibv_destroy_qp(a.qp) && !ibv_destroy_qp(b.qp), "destroy QPs");
-	check(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) && !ibv_destroy_cq(cq_a) &&
-	      !ibv_destroy_cq(cq_b), "destroy CQs");
-	check(!ibv_destroy_comp_channel(ch), "destroy completion channel");
-	ibv_dereg_mr(a.mr);
-	ibv_dereg_mr(b.mr);
-	free(a.buf);
-	free(b.buf);
-	check(!ibv_dealloc_pd(pd), "dealloc PD");
-	ibv_close_device(ctx);
+	test_sges(&f);
+	test_inline(&f);
+	test_rdma(&f);
+	test_qp_ex(&f);
+	test_cq_ex(&f);
+	test_comp_channel(&f);
+	test_resize(&f);
+	test_load(&f);
+	test_full_sq(&f);
+	test_srq(&f);
+	teardown(&f);
 	ibv_free_device_list(list);
 	printf("1..%d\n# %d of %d checks failed\n", checks, failures, checks);
 	return failures ? 1 : 0;
