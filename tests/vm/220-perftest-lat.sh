@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
-# cost: 140
+# cost: 90
 # providers: stock ours
 #
 # perftest latency over rdma_cm (-R -F): ib_send_lat, ib_write_lat and
@@ -19,7 +19,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic.sh"
 
-iters=${SIW_TEST_LAT_ITERS:-200}
+# 200 iterations a run, 100 in make check (lib.sh: full_or).
+iters=${SIW_TEST_LAT_ITERS:-$(full_or 200 100)}
 sizes=(2 4096 65536)
 
 perf_crc_modes
