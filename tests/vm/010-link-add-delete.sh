@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# cost: 24
+# cost: 16
 #
 # "rdma link add" autoloads siw and creates one device per netdev on
 # Ethernet (virtio-net, dummy), veth and loopback; "rdma link delete"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 13
+# cost: 12
 #
 # A second siw link on the same netdev is refused with a clear message and
 # leaves the first one working; a second link with a taken name is refused.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# cost: 28
+# cost: 20
 #
 # The port follows its netdev: ACTIVE when up with carrier, DOWN otherwise,
 # with IB_EVENT_PORT_ERR / IB_EVENT_PORT_ACTIVE delivered to verbs users

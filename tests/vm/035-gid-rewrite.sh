@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# cost: 29
+# cost: 27
 #
 # Address changes never hide the device from rdma_cm. Each "ip addr
 # add/del" makes siw report IB_EVENT_GID_CHANGE, and the core rewrites its

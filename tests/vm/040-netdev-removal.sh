@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 19
+# cost: 18
 #
 # Unregistering the netdev removes its siw device, also while a verbs user
 # holds it open; deleting a namespace takes its veth (and the peer) along.

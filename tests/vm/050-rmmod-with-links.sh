@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 20
+# cost: 22
 #
 # rmmod siw with several links present removes all devices cleanly, and the
 # module loads and works again afterwards.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 16
+# cost: 14
 #
 # Links created from inside non-initial network namespaces (two "hosts"
 # joined by veth), as the multi-host tests will do.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 49
+# cost: 48
 #
 # ibv_devices and ibv_devinfo -v work through the stock rdma-core libsiw
 # (ibverbs-providers): the device opens (ucontext), queries succeed and

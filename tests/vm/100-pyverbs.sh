@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
-# cost: 43
+# cost: 39
 #
 # rdma-core's own test suite (Debian python3-pyverbs) against siw0 through
 # the stock provider, via tools/pyverbs-suite. Passes only with 0 failures

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# cost: 12
+# cost: 9
 #
 # Memory registration by an unprivileged process under a small
 # RLIMIT_MEMLOCK: within the limit works, beyond it fails cleanly, the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 15
+# cost: 12
 #
 # A CQ overflowed by flush completions: IBV_EVENT_CQ_ERR reaches the
 # process once, exactly the CQ's size in completions can be polled, in

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 15
+# cost: 10
 #
 # Work requests of a QP that goes to ERROR complete once each with
 # WR_FLUSH_ERR, in order, with their wr_ids; a QP destroyed with work

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 120
-# cost: 11
+# cost: 6
 #
 # QP states and attributes read back exactly after each modify, invalid
 # transitions are refused without a state change, creation limits hold

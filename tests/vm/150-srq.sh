@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# cost: 18
+# cost: 14
 #
 # SRQs on siw0 (eth0):
 #  - creation, query, limit arming and modify errors; a QP on the SRQ pins

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 360
-# cost: 94
+# cost: 76
 #
 # What an unprivileged local user can do to siw. siw0 on eth0 (address
 # $ADDR); the verbs programs run as user nobody with RLIMIT_MEMLOCK 64 MiB

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# cost: 18
+# cost: 22
 # providers: stock
 #
 # MPA CRC covers the octets on the wire (tests/progs/crc_rewrite.c): two

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
-# cost: 140
+# cost: 71
 # providers: stock ours
 #
 # rping between two hosts over one veth pair, data verified (-V) at both

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 720
-# cost: 210
+# cost: 244
 # providers: stock ours
 #
 # perftest bandwidth over rdma_cm (-R, needed for iWARP; -F, TCG's clock

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
-# cost: 85
+# cost: 74
 # providers: stock ours
 #
 # rdma-core's rdma_cm example programs (rdmacm-utils), server in B and

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 300
-# cost: 65
+# cost: 83
 #
 # What goes on the wire, decoded by an independent implementation:
 # dumpcap records rping runs on host a's veth and tshark's iWARP

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
-# cost: 150
+# cost: 163
 # providers: stock ours (one in make check: ours)
 #
 # A hostile iWARP peer against an rping server on our siw. The peer is

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 300
-# cost: 140
+# cost: 129
 #
 # A hostile iWARP peer against the memory a verbs process exposes. The
 # peer is tests/vm/tools/iwarp_mem_peer.py (python, stdlib sockets) in

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
-# cost: 80
+# cost: 69
 #
 # A kernel ULP's memory against a hostile peer and a hostile local user.
 # tests/kmod/siw_ktarget.ko plays a kernel target (NVMe-oF, iSER): it

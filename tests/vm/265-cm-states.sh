@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 600
-# cost: 360
+# cost: 262
 # providers: stock ours (one in make check: stock)
 #
 # Connection manager states of our siw, between hosts A and B:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
-# cost: 15
+# cost: 39
 #
 # A listener whose backlog is full. iw_cm keeps at most the listen backlog
 # of connection requests that its consumer has not taken yet, and leaves

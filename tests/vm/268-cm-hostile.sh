@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
-# cost: 195
+# cost: 201
 #
 # The connection manager (cm.c, cm_listen.c) against hostile peers and
 # users, between hosts A and B:

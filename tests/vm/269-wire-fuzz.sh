@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 300
-# cost: 85
+# cost: 81
 #
 # Live-wire fuzzing: random and mutated input on real connections, while
 # the server keeps working. In host B, tests/progs/fuzz_target (an rdma_cm

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
-# cost: 300
+# cost: 240
 # providers: stock ours
 #
 # QPs connected without rdma_cm (drivers/infiniband/sw/siw/qp_connect.c):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
-# cost: 240
+# cost: 268
 # providers: stock ours (one in make check: ours)
 #
 # Races of QP connections made without rdma_cm (qp_connect.c) between

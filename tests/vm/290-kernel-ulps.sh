@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 600
-# cost: 130
+# cost: 120
 # guest: own (NFS and NVMe-oF servers, brd: more than a test can leave clean)
 #
 # Kernel ULPs over our siw, in one guest, one address: siw0 on eth0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 900
-# cost: 110
+# cost: 100
 # guest: own (make install puts our provider in place for every later process)
 #
 # Our rdma-core provider (tools/libsiw, built by tests/run's build-libsiw
