@@ -403,7 +403,10 @@ void siw_qpc_done(struct siw_qp *qp, int status)
 	spin_unlock_irqrestore(&qpc->lock, flags);
 
 	if (!status) {
-		siw_qp_dbg(qp, "connected to its peer QP\n");
+		struct sockaddr_storage peer;
+		u32 peer_qpn = siw_qpc_peer(qp, &peer);
+
+		siw_qp_dbg(qp, "connected to %pISpc QP %u\n", &peer, peer_qpn);
 		/* RTS may have come first: what waited goes now. */
 		siw_qp_sq_kick(qp);
 	} else if (pending && !retry) {
