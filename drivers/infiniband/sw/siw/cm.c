@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The iw_cm provider: TCP connections and the MPA exchange on them.
+ * Connection endpoints: TCP connections and the MPA exchange on them, for
+ * two kinds of owner (struct siw_cep_ops): iw_cm (cm_iw.c) and a QP
+ * connected without rdma_cm (qp_connect.c).
  *
  * A connection endpoint (struct siw_cep) lives from connect() or from the
  * TCP accept until the connection is closed:
@@ -13,12 +15,9 @@
  * the I/O under the endpoint's mutex. Once CONNECTED, the socket's data
  * and write space upcalls go straight to the engine of the QP.
  *
- * Listeners (cm_listen.c) create the passive endpoints.
- *
- * iw_cm sees: one CONNECT_REPLY after connect(); CONNECT_REQUEST on the
- * listener; ESTABLISHED after accept(); DISCONNECT and CLOSE once a
- * connection that was up goes down. Addresses are the CM's mapped ones
- * (m_local_addr, m_remote_addr): what is on the wire.
+ * Listeners (cm_listen.c) create the passive endpoints, of their own
+ * kind. What an owner hears, and when, is its ops' business; the order
+ * of the steps is this file's.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -32,13 +31,11 @@
 #include <linux/xarray.h>
 #include <net/sock.h>
 #include <net/tcp.h>
-#include <rdma/iw_cm.h>
 
 #include "cm.h"
 #include "cm_cep.h"
 #include "engine.h"
 #include "qp.h"
-#include "qp_connect.h"
 #include "siw.h"
 #include "proto/mpa.h"
 
@@ -50,11 +47,6 @@ MODULE_PARM_DESC(mpa_crc,
 static uint mpa_rev = SIW_MPA_REV_2;
 module_param(mpa_rev, uint, 0644);
 MODULE_PARM_DESC(mpa_rev, "MPA revision to request: 1 or 2 (default 2)");
-
-static bool mpa_p2p;
-module_param(mpa_p2p, bool, 0644);
-MODULE_PARM_DESC(mpa_p2p,
-		 "Ask for MPA peer-to-peer mode with a ready-to-receive message (default off)");
 
 static uint mpa_timeout_ms = 10000;
 module_param(mpa_timeout_ms, uint, 0644);
@@ -71,6 +63,11 @@ module_param(mpa_accept_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_accept_timeout_ms,
 		 "How long a connection request may wait for the consumer's accept or reject (default 60000)");
 
+unsigned int siw_cm_accept_timeout_ms(void)
+{
+	return READ_ONCE(mpa_accept_timeout_ms);
+}
+
 struct workqueue_struct *siw_cm_wq;
 
 /*
@@ -81,8 +78,7 @@ struct workqueue_struct *siw_cm_wq;
 static DEFINE_XARRAY_ALLOC1(siw_ceps);
 static u32 siw_cep_next_id;
 
-static void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord,
-			  bool p2p)
+void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord, bool p2p)
 {
 	uint crc = READ_ONCE(mpa_crc);
 
@@ -105,7 +101,7 @@ static void siw_cep_release(struct kref *ref)
 	kfree(container_of(ref, struct siw_cep, ref));
 }
 
-static void siw_cep_put(struct siw_cep *cep)
+void siw_cep_put(struct siw_cep *cep)
 {
 	kref_put(&cep->ref, siw_cep_release);
 }
@@ -132,14 +128,16 @@ void siw_cep_arm(struct siw_cep *cep, unsigned int ms)
 
 static void siw_cep_work(struct work_struct *work);
 
-/* A new endpoint; the table holds the reference returned. */
-struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
+/* A new endpoint of @ops' kind; the table holds the reference returned. */
+struct siw_cep *siw_cep_alloc(struct siw_device *sdev,
+			      const struct siw_cep_ops *ops)
 {
 	struct siw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 
 	if (!cep)
 		return NULL;
 	kref_init(&cep->ref);
+	cep->ops = ops;
 	cep->sdev = sdev;
 	mutex_init(&cep->mutex);
 	INIT_WORK(&cep->work, siw_cep_work);
@@ -155,7 +153,7 @@ struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 
 ALLOW_ERROR_INJECTION(siw_cep_alloc, NULL);
 
-static struct siw_cep *siw_cep_lookup(u32 id)
+struct siw_cep *siw_cep_lookup(u32 id)
 {
 	struct siw_cep *cep;
 
@@ -266,8 +264,7 @@ static void siw_cep_sock_unhook(struct siw_cep *cep)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-static noinline int siw_cep_send(struct siw_cep *cep, const void *buf,
-				 size_t len)
+noinline int siw_cep_send(struct siw_cep *cep, const void *buf, size_t len)
 {
 	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
@@ -321,46 +318,12 @@ static int siw_cep_read_frame(struct siw_cep *cep, bool reply)
 }
 
 /* ------------------------------------------------------------------------
- * Talking to iw_cm.
- */
-
-/* iw_cm refuses an event only when it has no room for it (-ENOMEM). */
-static int siw_cep_upcall(struct siw_cep *cep, struct iw_cm_id *id,
-			  enum iw_cm_event_type type, int status)
-{
-	struct iw_cm_event ev = {
-		.event = type,
-		.status = status,
-	};
-	const struct siw_mpa_info *mi = &cep->peer;
-
-	memcpy(&ev.local_addr, &cep->laddr, sizeof(ev.local_addr));
-	memcpy(&ev.remote_addr, &cep->raddr, sizeof(ev.remote_addr));
-	if ((type == IW_CM_EVENT_CONNECT_REQUEST ||
-	     type == IW_CM_EVENT_CONNECT_REPLY) && cep->frame_done &&
-	    mi->ulp_pd_len) {
-		ev.private_data = cep->frame + SIW_MPA_HDR_LEN + mi->ulp_pd_off;
-		ev.private_data_len = min_t(u16, mi->ulp_pd_len, U8_MAX);
-	}
-	if (type == IW_CM_EVENT_CONNECT_REQUEST) {
-		ev.provider_data = (void *)(uintptr_t)cep->id;
-		/* The peer's IRD bounds our ORD, its ORD our IRD. */
-		ev.ird = mi->v2 ? siw_ord_cap(mi->ird) : SIW_MAX_ORD;
-		ev.ord = mi->v2 ? siw_ird_cap(mi->ord) : SIW_MAX_IRD;
-	} else {
-		ev.ird = cep->res.ird;
-		ev.ord = cep->res.ord;
-	}
-	return id->event_handler(id, &ev);
-}
-
-/* ------------------------------------------------------------------------
  * Closing.
  */
 
 /*
- * Close under cep->mutex. A connection that was up goes down with
- * DISCONNECT (@status) and CLOSE; before that nothing is reported here.
+ * Close under cep->mutex; the owner hears of it last (@status: why a
+ * connection that was up went down).
  */
 void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 {
@@ -397,15 +360,8 @@ void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 			qp->cep = NULL;
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 	}
-	if (cep->cm_id) {
-		if (prev == SIW_CEP_CONNECTED) {
-			siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_DISCONNECT,
-				       status);
-			siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CLOSE, 0);
-		}
-		cep->cm_id->rem_ref(cep->cm_id);
-		cep->cm_id = NULL;
-	}
+	if (cep->ops->closed)
+		cep->ops->closed(cep, prev == SIW_CEP_CONNECTED, status);
 	if (qp) {
 		siw_qp_put(qp);
 		cep->qp = NULL;
@@ -417,27 +373,11 @@ void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 			    graceful ? "graceful" : "abort");
 }
 
-/*
- * The active side gives up: one CONNECT_REPLY with @status, then close.
- * A QP connecting without iw_cm hears after the close, so that it can
- * try again at once.
- */
+/* The active side gives up: its owner hears @status and closes it. */
 static void siw_cep_connect_failed(struct siw_cep *cep, int status)
 {
-	struct siw_qp *qp = cep->qp;
-
 	lockdep_assert_held(&cep->mutex);
-
-	if (cep->cm_id) {
-		siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY,
-			       status);
-		siw_cep_close(cep, false, status);
-		return;
-	}
-	siw_qp_get(qp);
-	siw_cep_close(cep, false, status);
-	siw_qpc_done(qp, status);
-	siw_qp_put(qp);
+	cep->ops->connect_failed(cep, status);
 }
 
 void siw_cm_close(struct siw_qp *qp, bool graceful)
@@ -478,7 +418,7 @@ static int siw_cep_bind_qp_locked(struct siw_cep *cep, struct siw_qp *qp)
  * Going live: hand the socket to the engine.
  */
 
-static void siw_cep_pull_rx(struct siw_cep *cep)
+void siw_cep_pull_rx(struct siw_cep *cep)
 {
 	struct siw_qp *qp = READ_ONCE(cep->data_qp);
 	struct sock *sk = cep->sock->sk;
@@ -491,11 +431,10 @@ static void siw_cep_pull_rx(struct siw_cep *cep)
 }
 
 /*
- * Attach the engine. With @to_rts the QP moves to RTS now (iw_cm); a QP
- * connected without iw_cm stays in RTR until its consumer moves it.
+ * Attach the engine. An iw_cm QP moves to RTS now; a QP connected without
+ * iw_cm stays in RTR until its consumer moves it (siw_cep_ops.to_rts).
  */
-static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
-			   bool to_rts)
+int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 {
 	struct siw_qp *qp = cep->qp;
 	struct sock *sk = cep->sock->sk;
@@ -536,7 +475,7 @@ static int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait,
 	WRITE_ONCE(cep->data_qp, qp);
 	write_unlock_bh(&sk->sk_callback_lock);
 
-	err = to_rts ? siw_qp_connected(qp) : 0;
+	err = cep->ops->to_rts ? siw_qp_connected(qp) : 0;
 	if (err) {
 		siw_cep_log(warn, cep, "QP %u left INIT/RTR during setup\n",
 			    siw_qp_num(qp));
@@ -597,17 +536,7 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 	}
 	siw_mpa_negotiate_rep(&cep->pol, &cep->req, &cep->peer, &cep->res);
 	if (cep->res.reason == SIW_MPA_E_REJECTED) {
-		if (cep->cm_id) {
-			siw_cep_log(info, cep, "peer rejected the connection\n");
-			siw_cep_connect_failed(cep, -ECONNREFUSED);
-		} else {
-			const u8 *pd = cep->frame + SIW_MPA_HDR_LEN +
-				       cep->peer.ulp_pd_off;
-
-			siw_cep_connect_failed(cep,
-					       siw_qpc_reply_status(cep->qp, pd,
-								    cep->peer.ulp_pd_len));
-		}
+		siw_cep_connect_failed(cep, cep->ops->rejected(cep));
 		return;
 	}
 	if (cep->res.reason) {
@@ -616,48 +545,57 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
 	}
-	if (siw_cep_go_live(cep, cep->res.p2p ? cep->res.rtr : 0, false,
-			    cep->cm_id)) {
+	if (siw_cep_go_live(cep, cep->res.p2p ? cep->res.rtr : 0, false)) {
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
 	}
-	if (cep->cm_id)
-		siw_cep_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0);
-	else
-		siw_qpc_done(cep->qp, 0);
+	cep->ops->connected(cep);
 	siw_cep_pull_rx(cep);
 }
 
-/*
- * Start connecting @qp (referenced; the endpoint takes the reference) from
- * @laddr to @raddr, offering @pd. @id is iw_cm's, or NULL for a QP that
- * connects without it. The outcome arrives as CONNECT_REPLY or through
- * siw_qpc_done(); a return other than 0 means neither will come.
- */
-static int siw_cep_start(struct siw_device *sdev, struct siw_qp *qp,
-			 struct iw_cm_id *id,
-			 const struct sockaddr_storage *laddr,
-			 const struct sockaddr_storage *raddr,
-			 const void *pd, u16 pd_len, u16 ird, u16 ord)
+/* The private data of the peer's MPA frame (cep->peer.ulp_pd_len). */
+u8 *siw_cep_peer_pd(struct siw_cep *cep)
 {
-	struct siw_cep *cep;
+	return cep->frame + SIW_MPA_HDR_LEN + cep->peer.ulp_pd_off;
+}
+
+/*
+ * A new active endpoint of @ops' kind for @qp (referenced; the endpoint
+ * takes the reference, or drops it if there is none), locked. Its owner
+ * completes it (cep->pol, what it holds) and calls siw_cep_dial().
+ */
+struct siw_cep *siw_cep_active(struct siw_device *sdev, struct siw_qp *qp,
+			       const struct siw_cep_ops *ops)
+{
+	struct siw_cep *cep = siw_cep_alloc(sdev, ops);
+
+	if (!cep) {
+		siw_qp_put(qp);
+		return NULL;
+	}
+	mutex_lock(&cep->mutex);
+	cep->qp = qp;
+	return cep;
+}
+
+/*
+ * Connect @cep from @laddr to @raddr, offering @pd under cep->pol. The
+ * outcome reaches the owner through its connected or connect_failed op;
+ * a return other than 0 means neither will come (@cep is closed then).
+ */
+int siw_cep_dial(struct siw_cep *cep, const struct sockaddr_storage *laddr,
+		 const struct sockaddr_storage *raddr, const void *pd,
+		 u16 pd_len)
+{
+	struct siw_qp *qp = cep->qp;
 	struct socket *sock;
 	unsigned long flags;
 	int len, err;
 
-	cep = siw_cep_alloc(sdev);
-	if (!cep) {
-		siw_qp_put(qp);
-		return -ENOMEM;
-	}
-	mutex_lock(&cep->mutex);
-	cep->qp = qp;
+	lockdep_assert_held(&cep->mutex);
 	memcpy(&cep->laddr, laddr, sizeof(cep->laddr));
 	memcpy(&cep->raddr, raddr, sizeof(cep->raddr));
 
-	siw_cm_policy(&cep->pol, ird, ord, id && READ_ONCE(mpa_p2p));
-	if (!id)
-		cep->pol.rev = SIW_MPA_REV_2;
 	siw_mpa_request_info(&cep->pol, &cep->req);
 	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &cep->req, pd,
 			    pd_len);
@@ -667,7 +605,7 @@ static int siw_cep_start(struct siw_device *sdev, struct siw_qp *qp,
 	}
 	cep->have = len;	/* sent once TCP is up */
 
-	err = sock_create_kern(dev_net(sdev->netdev), raddr->ss_family,
+	err = sock_create_kern(dev_net(cep->sdev->netdev), raddr->ss_family,
 			       SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (err)
 		goto fail;
@@ -693,68 +631,29 @@ static int siw_cep_start(struct siw_device *sdev, struct siw_qp *qp,
 	if (err)
 		goto fail;
 
-	if (id) {
-		cep->cm_id = id;
-		id->add_ref(id);
-	}
 	cep->state = SIW_CEP_CONNECTING;
 	siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
 	err = kernel_connect(sock, (struct sockaddr *)raddr, siw_addr_len(raddr),
 			     O_NONBLOCK);
 	if (err && err != -EINPROGRESS) {
 		siw_cep_log(dbg, cep, "TCP connect failed: %d\n", err);
-		if (id) {
-			id->rem_ref(id);
-			cep->cm_id = NULL;
-		}
 		goto fail;
 	}
 	if (!err)
 		siw_cep_event(cep, SIW_CEP_EV_CONNECTED);
-	siw_cep_unlock(cep);
 	return 0;
 
 fail:
 	siw_cep_close(cep, false, err);
-	siw_cep_unlock(cep);
 	return err;
-}
-
-static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
-{
-	struct siw_device *sdev = to_siw_device(id->device);
-	struct sockaddr_storage *laddr = &id->m_local_addr;
-	struct sockaddr_storage *raddr = &id->m_remote_addr;
-	struct siw_qp *qp;
-
-	if (laddr->ss_family != raddr->ss_family ||
-	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
-		return -EAFNOSUPPORT;
-	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
-		return -EINVAL;
-	qp = siw_qp_get_for_cm(sdev, param->qpn);
-	if (!qp)
-		return -EINVAL;
-	siw_qp_connect_access(qp);
-	return siw_cep_start(sdev, qp, id, laddr, raddr, param->private_data,
-			     param->private_data_len, param->ird, param->ord);
-}
-
-int siw_cm_qpc_connect(struct siw_qp *qp, const struct sockaddr_storage *local,
-		       const struct sockaddr_storage *peer, const void *pd,
-		       u16 pd_len)
-{
-	siw_qp_get(qp);
-	/* The consumer sets its ORD only at RTS: ask for what we can. */
-	return siw_cep_start(qp->sdev, qp, NULL, local, peer, pd, pd_len,
-			     qp->ird, SIW_MAX_ORD);
 }
 
 /* ------------------------------------------------------------------------
  * Passive side.
  */
 
-static void siw_cep_refuse(struct siw_cep *cep, const void *pd, u8 pd_len)
+/* Answer the peer's MPA request with a reject carrying @pd. */
+void siw_cep_refuse(struct siw_cep *cep, const void *pd, u8 pd_len)
 {
 	struct siw_mpa_info rep;
 	int len;
@@ -765,40 +664,20 @@ static void siw_cep_refuse(struct siw_cep *cep, const void *pd, u8 pd_len)
 		siw_cep_send(cep, cep->frame, len);
 }
 
-/* A request on qp_connect.c's listener: its QP accepts or refuses. */
-static void siw_cep_qpc_request(struct siw_cep *cep)
+/*
+ * Accept the peer's MPA request under cep->pol: negotiate and send the
+ * reply carrying @pd. The owner then takes the QP live.
+ */
+int siw_cep_answer(struct siw_cep *cep, const void *pd, u16 pd_len)
 {
-	u8 reply[SIW_MPA_V2_LEN + 32];
 	struct siw_mpa_info rep;
-	struct siw_qp *qp;
-	int len, err;
+	int len;
 
-	qp = siw_qpc_accept(sock_net(cep->sock->sk), &cep->laddr, &cep->raddr,
-			    cep->frame + SIW_MPA_HDR_LEN + cep->peer.ulp_pd_off,
-			    cep->peer.ulp_pd_len, reply);
-	if (!qp) {
-		siw_cep_refuse(cep, reply, siw_qpc_pd_len());
-		siw_cep_close(cep, true, 0);
-		return;
-	}
-	cep->sdev = qp->sdev;
-	cep->qp = qp;
-	/* The consumer sets its ORD only at RTS: offer what we can. */
-	siw_cm_policy(&cep->pol, qp->ird, SIW_MAX_ORD, true);
+	lockdep_assert_held(&cep->mutex);
 	siw_mpa_negotiate_req(&cep->pol, &cep->peer, &cep->res);
 	siw_mpa_reply_info(&cep->pol, &cep->res, false, &rep);
-	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep, reply,
-			    siw_qpc_pd_len());
-	err = len < 0 ? -EINVAL : siw_cep_send(cep, cep->frame, len);
-	if (!err)
-		err = siw_cep_go_live(cep, 0, cep->res.p2p, false);
-	if (err) {
-		siw_cep_close(cep, false, 0);
-		return;
-	}
-	siw_listener_unlink(cep);
-	siw_qpc_done(qp, 0);
-	siw_cep_pull_rx(cep);
+	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep, pd, pd_len);
+	return len < 0 ? -EINVAL : siw_cep_send(cep, cep->frame, len);
 }
 
 static void siw_cep_request_in(struct siw_cep *cep)
@@ -838,148 +717,7 @@ static void siw_cep_request_in(struct siw_cep *cep)
 		siw_cep_close(cep, false, 0);
 		return;
 	}
-	if (siw_listener_is_qpc(l)) {
-		siw_cep_qpc_request(cep);
-		return;
-	}
-	cep->state = SIW_CEP_REQUESTED;
-	siw_cep_arm(cep, READ_ONCE(mpa_accept_timeout_ms));
-	if (!siw_cep_upcall(cep, siw_listener_cm_id(l),
-			    IW_CM_EVENT_CONNECT_REQUEST, 0))
-		return;
-	/*
-	 * The listener's backlog is full: iw_cm dropped the request and
-	 * leaves the answer to us. Refuse it now rather than let the peer
-	 * wait for a reply that never comes.
-	 */
-	siw_cep_log(warn_rl, cep,
-		    "listen backlog full, connection request refused\n");
-	siw_cep_refuse(cep, NULL, 0);
-	siw_cep_close(cep, true, 0);
-}
-
-static struct siw_cep *siw_cep_of(struct iw_cm_id *id)
-{
-	return siw_cep_lookup((u32)(uintptr_t)id->provider_data);
-}
-
-static bool siw_addr_same(const struct sockaddr_storage *a,
-			  const struct sockaddr_storage *b)
-{
-	return a->ss_family == b->ss_family &&
-	       !memcmp(a, b, siw_addr_len(a));
-}
-
-/*
- * Is @cep the request iw_cm's @id stands for? The endpoint id it holds
- * names it, and iw_cm gave @id the wire addresses of the request it was
- * made for: a stale @id never passes for a newer connection. Under
- * cep->mutex.
- */
-static bool siw_cep_requested_by(struct siw_cep *cep, struct iw_cm_id *id)
-{
-	lockdep_assert_held(&cep->mutex);
-	return cep->state == SIW_CEP_REQUESTED &&
-	       siw_addr_same(&id->m_local_addr, &cep->laddr) &&
-	       siw_addr_same(&id->m_remote_addr, &cep->raddr);
-}
-
-/*
- * A consumer may accept a request it accepted already (rping -P does, from
- * two threads) before iw_cm has handled our ESTABLISHED. Refused, iw_cm
- * would take it for a failed accept, forget the connection while
- * ESTABLISHED is on its way and stop on a BUG_ON when it arrives. So the
- * second accept succeeds and changes nothing here. iw_cm has swapped in
- * the QP it names, with a reference, and dropped its pointer to the QP it
- * held without dropping that reference: drop it for iw_cm.
- */
-static void siw_cm_accept_again(struct siw_cep *cep, u32 qpn)
-{
-	struct siw_qp *qp = siw_qp_get_for_cm(cep->sdev, qpn);
-
-	siw_cep_log(info, cep, "accepted once more (QP %u): ignored\n", qpn);
-	if (cep->iw_qp)
-		siw_qp_put(cep->iw_qp);
-	/* iw_cm's new reference keeps it. */
-	cep->iw_qp = qp;
-	if (qp)
-		siw_qp_put(qp);
-}
-
-static int siw_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
-{
-	struct siw_device *sdev = to_siw_device(id->device);
-	struct siw_cep *cep = siw_cep_of(id);
-	struct siw_mpa_info rep;
-	struct siw_qp *qp = NULL;
-	int len, err;
-
-	if (!cep)
-		return -ECONNRESET;
-	mutex_lock(&cep->mutex);
-	err = 0;
-	if (cep->accepted_by == id) {
-		siw_cm_accept_again(cep, param->qpn);
-		goto out;
-	}
-	err = -ECONNRESET;
-	if (!siw_cep_requested_by(cep, id))
-		goto out;
-	err = -EINVAL;
-	if (param->private_data_len > SIW_MPA_MAX_PD - SIW_MPA_V2_LEN)
-		goto out;
-	qp = siw_qp_get_for_cm(sdev, param->qpn);
-	if (!qp)
-		goto out;
-	if (!siw_qp_can(qp, SIW_QP_TAKES_CONNECTION)) {
-		siw_qp_put(qp);
-		goto out;
-	}
-	cep->qp = qp;
-
-	siw_cm_policy(&cep->pol, param->ird, param->ord, true);
-	siw_mpa_negotiate_req(&cep->pol, &cep->peer, &cep->res);
-	siw_mpa_reply_info(&cep->pol, &cep->res, false, &rep);
-	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep,
-			    param->private_data, param->private_data_len);
-	err = len < 0 ? -EINVAL : siw_cep_send(cep, cep->frame, len);
-	if (err) {
-		siw_cep_close(cep, false, 0);
-		goto out;
-	}
-	cep->cm_id = id;
-	id->add_ref(id);
-	err = siw_cep_go_live(cep, 0, cep->res.p2p, true);
-	if (err) {
-		siw_cep_close(cep, false, 0);
-		goto out;
-	}
-	siw_listener_unlink(cep);
-	cep->accepted_by = id;
-	cep->iw_qp = qp;
-	siw_cep_upcall(cep, id, IW_CM_EVENT_ESTABLISHED, 0);
-	siw_cep_pull_rx(cep);
-out:
-	siw_cep_unlock(cep);
-	siw_cep_put(cep);
-	return err;
-}
-
-static int siw_cm_reject(struct iw_cm_id *id, const void *pd, u8 pd_len)
-{
-	struct siw_cep *cep = siw_cep_of(id);
-
-	if (!cep)
-		return -ECONNRESET;
-	mutex_lock(&cep->mutex);
-	if (siw_cep_requested_by(cep, id)) {
-		siw_cep_log(dbg, cep, "rejected by the consumer\n");
-		siw_cep_refuse(cep, pd, pd_len);
-		siw_cep_close(cep, true, 0);
-	}
-	siw_cep_unlock(cep);
-	siw_cep_put(cep);
-	return 0;
+	cep->ops->request(cep);
 }
 
 /* ------------------------------------------------------------------------
@@ -1005,7 +743,7 @@ static void siw_cep_on_timeout(struct siw_cep *cep)
 	case SIW_CEP_REQUESTED:
 		siw_cep_log(warn, cep,
 			    "connection request neither accepted nor rejected within %u ms, dropped\n",
-			    READ_ONCE(mpa_accept_timeout_ms));
+			    siw_cm_accept_timeout_ms());
 		siw_cep_close(cep, false, 0);
 		break;
 	default:
@@ -1041,9 +779,8 @@ static void siw_cep_on_hup(struct siw_cep *cep)
 				    siw_qp_num(cep->qp),
 				    err == -ECONNRESET ? "reset by the peer" :
 				    "TCP error", err);
-		/* Without iw_cm, the QP's consumer hears it from the QP. */
-		if (!cep->cm_id && cep->state == SIW_CEP_CONNECTED)
-			siw_qp_async_event(cep->qp, IB_EVENT_QP_FATAL);
+		if (cep->ops->peer_gone && cep->state == SIW_CEP_CONNECTED)
+			cep->ops->peer_gone(cep);
 		siw_cep_close(cep, !err, err ? -ECONNRESET : 0);
 		break;
 	case SIW_CEP_REQUESTED:
@@ -1107,46 +844,6 @@ static void siw_cep_work(struct work_struct *work)
 	siw_cep_unlock(cep);
 	siw_cep_put(cep);
 }
-
-/*
- * iw_cm finds a QP with get_qp and takes its reference with add_ref right
- * after. A QP found without a reference could be destroyed in between, so
- * get_qp takes the reference and hands it over: the add_ref that follows
- * takes that one instead of a new one (iw_handoff counts them).
- */
-static struct ib_qp *siw_cm_get_qp(struct ib_device *base, int qpn)
-{
-	struct siw_qp *qp = siw_qp_get_for_cm(to_siw_device(base), qpn);
-
-	if (!qp)
-		return NULL;
-	atomic_inc(&qp->iw_handoff);
-	return &qp->base;
-}
-
-static void siw_cm_add_ref(struct ib_qp *base)
-{
-	struct siw_qp *qp = to_siw_qp(base);
-
-	if (!atomic_add_unless(&qp->iw_handoff, -1, 0))
-		siw_qp_get(qp);
-}
-
-static void siw_cm_rem_ref(struct ib_qp *base)
-{
-	siw_qp_put(to_siw_qp(base));
-}
-
-const struct ib_device_ops siw_cm_ops = {
-	.iw_accept = siw_cm_accept,
-	.iw_add_ref = siw_cm_add_ref,
-	.iw_connect = siw_cm_connect,
-	.iw_create_listen = siw_cm_create_listen,
-	.iw_destroy_listen = siw_cm_destroy_listen,
-	.iw_get_qp = siw_cm_get_qp,
-	.iw_reject = siw_cm_reject,
-	.iw_rem_ref = siw_cm_rem_ref,
-};
 
 /*
  * Abort every endpoint @gone() picks and wait until their work has run:

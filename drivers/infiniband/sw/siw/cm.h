@@ -36,12 +36,4 @@ void siw_cm_close(struct siw_qp *qp, bool graceful);
 
 extern const struct ib_device_ops siw_cm_ops;
 
-/* For qp_connect.c: its listener, and an active connection of a QP. */
-struct siw_listener;
-struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port);
-void siw_cm_unlisten(struct siw_listener *l);
-int siw_cm_qpc_connect(struct siw_qp *qp, const struct sockaddr_storage *local,
-		       const struct sockaddr_storage *peer, const void *pd,
-		       u16 pd_len);
-
 #endif /* SIW_CM_H */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Inside the connection manager: the endpoint (cm.c) and the listeners
- * that create passive endpoints (cm_listen.c). Nothing else includes this.
+ * Inside the connection manager: the endpoint (cm.c), the listeners that
+ * create passive endpoints (cm_listen.c), and the two kinds of endpoint
+ * owner: iw_cm (cm_iw.c) and a QP connected without rdma_cm
+ * (qp_connect.c). Nothing else includes this.
  */
 #ifndef SIW_CM_CEP_H
 #define SIW_CM_CEP_H
@@ -16,7 +18,31 @@
 
 #include "proto/mpa.h"
 
+struct siw_cep;
 struct siw_listener;
+
+/*
+ * What an endpoint's owner decides; cm.c decides the rest (TCP, the MPA
+ * exchange, going live, closing). Every op runs under cep->mutex.
+ */
+struct siw_cep_ops {
+	/* Going live moves the QP to RTS (iw_cm), or leaves it in RTR. */
+	bool to_rts;
+	/* Active side: the connection is up (the QP is live). */
+	void (*connected)(struct siw_cep *cep);
+	/* Active side: it failed with @status; the op closes @cep. */
+	void (*connect_failed)(struct siw_cep *cep, int status);
+	/* Active side: the peer's MPA reply rejected us: the status. */
+	int (*rejected)(struct siw_cep *cep);
+	/* Passive side: a valid MPA request; accept, refuse or report it. */
+	void (*request)(struct siw_cep *cep);
+	/* The peer closed or reset a connection that was up. */
+	void (*peer_gone)(struct siw_cep *cep);
+	/* @cep closed (@was_up: it was connected): let go of the owner. */
+	void (*closed)(struct siw_cep *cep, bool was_up, int status);
+};
+
+extern const struct siw_cep_ops siw_cep_iw_ops;
 
 enum siw_cep_state {
 	SIW_CEP_CONNECTING,
@@ -41,6 +67,7 @@ enum {
 struct siw_cep {
 	struct kref ref;
 	u32 id;				/* iw_cm's provider_data, passive */
+	const struct siw_cep_ops *ops;	/* its owner's kind */
 	struct siw_device *sdev;
 	struct work_struct work;
 	unsigned long events;
@@ -53,10 +80,7 @@ struct siw_cep {
 	struct socket *sock;
 	struct siw_qp *data_qp;		/* set: upcalls go to the engine */
 	struct siw_qp *qp;		/* referenced */
-	struct iw_cm_id *cm_id;		/* referenced (add_ref) */
 	struct siw_listener *listener;	/* passive, until accepted */
-	struct iw_cm_id *accepted_by;	/* passive: compared only */
-	struct siw_qp *iw_qp;		/* the QP iw_cm holds for accepted_by */
 	struct list_head lnode;
 	struct net *net;		/* the socket's; compared only */
 	struct sockaddr_storage laddr;
@@ -75,6 +99,11 @@ struct siw_cep {
 	bool frame_done;		/* peer holds a whole frame */
 	u32 have;
 	u8 frame[SIW_MPA_MAX_FRAME];
+
+	/* iw_cm's endpoints only (cm_iw.c). */
+	struct iw_cm_id *cm_id;		/* referenced (add_ref) */
+	struct iw_cm_id *accepted_by;	/* passive: compared only */
+	struct siw_qp *iw_qp;		/* the QP iw_cm holds for accepted_by */
 };
 
 #define siw_cep_log(level, cep, fmt, ...) do {			\
@@ -92,21 +121,39 @@ static inline int siw_addr_len(const struct sockaddr_storage *a)
 
 extern struct workqueue_struct *siw_cm_wq;
 unsigned int siw_cm_mpa_timeout_ms(void);
+unsigned int siw_cm_accept_timeout_ms(void);
+void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord, bool p2p);
 
 /* Endpoints (cm.c). */
-struct siw_cep *siw_cep_alloc(struct siw_device *sdev);
+struct siw_cep *siw_cep_alloc(struct siw_device *sdev,
+			      const struct siw_cep_ops *ops);
+struct siw_cep *siw_cep_lookup(u32 id);
+void siw_cep_put(struct siw_cep *cep);
 void siw_cep_event(struct siw_cep *cep, int ev);
 void siw_cep_arm(struct siw_cep *cep, unsigned int ms);
 void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock);
 void siw_cep_close(struct siw_cep *cep, bool graceful, int status);
 void siw_cep_unlock(struct siw_cep *cep);
+struct siw_cep *siw_cep_active(struct siw_device *sdev, struct siw_qp *qp,
+			       const struct siw_cep_ops *ops);
+int siw_cep_dial(struct siw_cep *cep, const struct sockaddr_storage *laddr,
+		 const struct sockaddr_storage *raddr, const void *pd,
+		 u16 pd_len);
+int siw_cep_send(struct siw_cep *cep, const void *buf, size_t len);
+int siw_cep_answer(struct siw_cep *cep, const void *pd, u16 pd_len);
+void siw_cep_refuse(struct siw_cep *cep, const void *pd, u8 pd_len);
+int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait);
+void siw_cep_pull_rx(struct siw_cep *cep);
+u8 *siw_cep_peer_pd(struct siw_cep *cep);
 
 /* Listeners (cm_listen.c). */
 int siw_cm_create_listen(struct iw_cm_id *id, int backlog);
 int siw_cm_destroy_listen(struct iw_cm_id *id);
 void siw_listener_unlink(struct siw_cep *cep);
 bool siw_listener_closing(struct siw_listener *l);
-bool siw_listener_is_qpc(const struct siw_listener *l);
 struct iw_cm_id *siw_listener_cm_id(const struct siw_listener *l);
+struct siw_listener *siw_cm_listen_port(struct net *net, u16 port,
+					const struct siw_cep_ops *ops);
+void siw_cm_unlisten(struct siw_listener *l);
 
 #endif /* SIW_CM_CEP_H */

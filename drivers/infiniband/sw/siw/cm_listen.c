@@ -51,7 +51,7 @@ struct siw_listener {
 	struct kref ref;
 	struct siw_device *sdev;	/* NULL for the QP connection one */
 	struct iw_cm_id *cm_id;		/* referenced until release */
-	bool qpc;			/* qp_connect.c's: no iw_cm */
+	const struct siw_cep_ops *ops;	/* its endpoints' kind */
 	struct work_struct accept_work;
 	spinlock_t lock;		/* ceps, closing, nr_waiting */
 	struct list_head ceps;
@@ -70,11 +70,6 @@ bool siw_listener_closing(struct siw_listener *l)
 	closing = l->closing;
 	spin_unlock_bh(&l->lock);
 	return closing;
-}
-
-bool siw_listener_is_qpc(const struct siw_listener *l)
-{
-	return l->qpc;
 }
 
 struct iw_cm_id *siw_listener_cm_id(const struct siw_listener *l)
@@ -196,7 +191,7 @@ static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 		sock_release(sock);
 		return;
 	}
-	cep = siw_cep_alloc(l->sdev);
+	cep = siw_cep_alloc(l->sdev, l->ops);
 	if (!cep) {
 		atomic_dec(&siw_cm_waiting);
 		sock_release(sock);
@@ -429,6 +424,7 @@ int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 		return -ENOMEM;
 	}
 	/* Complete before a socket listens: its requests go to this id. */
+	l->ops = &siw_cep_iw_ops;
 	l->cm_id = id;
 	id->add_ref(id);
 
@@ -478,7 +474,12 @@ int siw_cm_destroy_listen(struct iw_cm_id *id)
 	return 0;
 }
 
-struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port)
+/*
+ * A listener of no device on @port in @net, every address, IPv4 and IPv6:
+ * its endpoints are of @ops' kind (qp_connect.c's).
+ */
+struct siw_listener *siw_cm_listen_port(struct net *net, u16 port,
+					const struct siw_cep_ops *ops)
 {
 	struct sockaddr_storage a = {};
 	struct siw_listener *l = siw_listener_alloc(NULL, SOMAXCONN);
@@ -486,7 +487,7 @@ struct siw_listener *siw_cm_listen_qpc(struct net *net, u16 port)
 
 	if (!l)
 		return ERR_PTR(-ENOMEM);
-	l->qpc = true;
+	l->ops = ops;
 	((struct sockaddr_in *)&a)->sin_family = AF_INET;
 	((struct sockaddr_in *)&a)->sin_port = htons(port);
 	err = siw_listener_add(l, net, &a, SOMAXCONN);

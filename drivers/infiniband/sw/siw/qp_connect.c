@@ -35,6 +35,7 @@
 #include <net/netns/generic.h>
 
 #include "cm.h"
+#include "cm_cep.h"
 #include "qp.h"
 #include "qp_connect.h"
 #include "siw.h"
@@ -107,6 +108,11 @@ static bool siw_qpc_parse_pd(const void *buf, u16 len, struct siw_qpc_pd *pd)
  * One listener per network namespace.
  */
 
+static const struct siw_cep_ops siw_qpc_cep_ops;
+static void siw_qpc_done(struct siw_qp *qp, int status);
+static int siw_qpc_dial(struct siw_qp *qp, const struct sockaddr_storage *local,
+			const struct sockaddr_storage *peer,
+			const struct siw_qpc_pd *pd);
 static unsigned int siw_qpc_net_id;
 static DEFINE_MUTEX(siw_qpc_listen_mutex);
 
@@ -122,7 +128,7 @@ static int siw_qpc_listen(struct net *net)
 
 	mutex_lock(&siw_qpc_listen_mutex);
 	if (!qn->listener) {
-		l = siw_cm_listen_qpc(net, qp_port);
+		l = siw_cm_listen_port(net, qp_port, &siw_qpc_cep_ops);
 		if (IS_ERR(l))
 			err = PTR_ERR(l);
 		else
@@ -281,7 +287,7 @@ static void siw_qpc_work(struct work_struct *work)
 		siw_qpc_give_up(qp, active ? "the peer did not accept in time" :
 				"the peer did not connect in time");
 	} else if (step == SIW_QPC_ATTEMPT) {
-		err = siw_cm_qpc_connect(qp, &local, &peer, &pd, sizeof(pd));
+		err = siw_qpc_dial(qp, &local, &peer, &pd);
 		if (err)
 			siw_qpc_done(qp, err);
 	}
@@ -383,8 +389,8 @@ void siw_qpc_start(struct siw_qp *qp)
 	spin_unlock_irqrestore(&qp->qpc.lock, flags);
 }
 
-/* The CM reports an attempt: connected (0), or why not. Any context. */
-void siw_qpc_done(struct siw_qp *qp, int status)
+/* An attempt ended: connected (0), or why not. Any context. */
+static void siw_qpc_done(struct siw_qp *qp, int status)
 {
 	struct siw_qpc *qpc = &qp->qpc;
 	bool pending, retry = false;
@@ -421,7 +427,7 @@ bool siw_qpc_armed(struct siw_qp *qp)
 }
 
 /* The reply's verdict on our request: 0, -EAGAIN (retry) or refused. */
-int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len)
+static int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len)
 {
 	struct sockaddr_storage peer;
 	struct siw_qpc_pd pd;
@@ -528,10 +534,11 @@ static struct siw_qp *siw_qpc_match(struct net *net,
 	return NULL;
 }
 
-struct siw_qp *siw_qpc_accept(struct net *net,
-			      const struct sockaddr_storage *local,
-			      const struct sockaddr_storage *peer,
-			      const void *buf, u16 len, void *reply)
+static struct siw_qp *siw_qpc_accept(struct net *net,
+				     const struct sockaddr_storage *local,
+				     const struct sockaddr_storage *peer,
+				     const void *buf, u16 len,
+				     struct siw_qpc_pd *reply)
 {
 	struct siw_qpc_pd pd;
 	struct siw_qp *qp = NULL;
@@ -551,7 +558,97 @@ struct siw_qp *siw_qpc_accept(struct net *net,
 	return qp;
 }
 
-u16 siw_qpc_pd_len(void)
+/* ------------------------------------------------------------------------
+ * Our kind of CM endpoint (cm_cep.h).
+ */
+
+/*
+ * One attempt from @local to @peer with the request @pd. A QP that
+ * connects without iw_cm asks for MPA revision 2 and no RTR (both ends
+ * are siw), and for as much ORD as we can: its consumer sets it only at
+ * RTS.
+ */
+static int siw_qpc_dial(struct siw_qp *qp, const struct sockaddr_storage *local,
+			const struct sockaddr_storage *peer,
+			const struct siw_qpc_pd *pd)
 {
-	return sizeof(struct siw_qpc_pd);
+	struct siw_cep *cep;
+	int err;
+
+	siw_qp_get(qp);
+	cep = siw_cep_active(qp->sdev, qp, &siw_qpc_cep_ops);
+	if (!cep)
+		return -ENOMEM;
+	siw_cm_policy(&cep->pol, qp->ird, SIW_MAX_ORD, false);
+	cep->pol.rev = SIW_MPA_REV_2;
+	err = siw_cep_dial(cep, local, peer, pd, sizeof(*pd));
+	siw_cep_unlock(cep);
+	return err;
 }
+
+static void siw_qpc_cep_connected(struct siw_cep *cep)
+{
+	siw_qpc_done(cep->qp, 0);
+}
+
+/* The QP hears after the close, so that it can try again at once. */
+static void siw_qpc_cep_failed(struct siw_cep *cep, int status)
+{
+	struct siw_qp *qp = cep->qp;
+
+	siw_qp_get(qp);
+	siw_cep_close(cep, false, status);
+	siw_qpc_done(qp, status);
+	siw_qp_put(qp);
+}
+
+static int siw_qpc_cep_rejected(struct siw_cep *cep)
+{
+	return siw_qpc_reply_status(cep->qp, siw_cep_peer_pd(cep),
+				    cep->peer.ulp_pd_len);
+}
+
+/* A request on our listener: the QP it names accepts, or it is refused. */
+static void siw_qpc_cep_request(struct siw_cep *cep)
+{
+	struct siw_qpc_pd reply;
+	struct siw_qp *qp;
+	int err;
+
+	qp = siw_qpc_accept(sock_net(cep->sock->sk), &cep->laddr, &cep->raddr,
+			    siw_cep_peer_pd(cep), cep->peer.ulp_pd_len, &reply);
+	if (!qp) {
+		siw_cep_refuse(cep, &reply, sizeof(reply));
+		siw_cep_close(cep, true, 0);
+		return;
+	}
+	cep->sdev = qp->sdev;
+	cep->qp = qp;
+	/* The consumer sets its ORD only at RTS: offer what we can. */
+	siw_cm_policy(&cep->pol, qp->ird, SIW_MAX_ORD, true);
+	err = siw_cep_answer(cep, &reply, sizeof(reply));
+	if (!err)
+		err = siw_cep_go_live(cep, 0, cep->res.p2p);
+	if (err) {
+		siw_cep_close(cep, false, 0);
+		return;
+	}
+	siw_listener_unlink(cep);
+	siw_qpc_done(qp, 0);
+	siw_cep_pull_rx(cep);
+}
+
+/* Without iw_cm, the QP's consumer hears it from the QP. */
+static void siw_qpc_cep_peer_gone(struct siw_cep *cep)
+{
+	siw_qp_async_event(cep->qp, IB_EVENT_QP_FATAL);
+}
+
+static const struct siw_cep_ops siw_qpc_cep_ops = {
+	.to_rts = false,
+	.connected = siw_qpc_cep_connected,
+	.connect_failed = siw_qpc_cep_failed,
+	.rejected = siw_qpc_cep_rejected,
+	.request = siw_qpc_cep_request,
+	.peer_gone = siw_qpc_cep_peer_gone,
+};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Connecting QPs without rdma_cm (qp_connect.c): the verbs' side in
- * modify_qp, and what the CM (cm.c) asks of it.
+ * modify_qp; its endpoints are a kind of the CM's (cm_cep.h).
  */
 #ifndef SIW_QP_CONNECT_H
 #define SIW_QP_CONNECT_H
@@ -12,7 +12,6 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
-struct net;
 struct siw_qp;
 
 /*
@@ -51,14 +50,5 @@ void siw_qpc_start(struct siw_qp *qp);
 bool siw_qpc_armed(struct siw_qp *qp);
 void siw_qpc_disarm(struct siw_qp *qp);
 void siw_qpc_stop(struct siw_qp *qp);
-
-/* From the CM. */
-void siw_qpc_done(struct siw_qp *qp, int status);
-int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len);
-struct siw_qp *siw_qpc_accept(struct net *net,
-			      const struct sockaddr_storage *local,
-			      const struct sockaddr_storage *peer,
-			      const void *buf, u16 len, void *reply);
-u16 siw_qpc_pd_len(void);
 
 #endif /* SIW_QP_CONNECT_H */
