@@ -16,7 +16,7 @@
 
 # expect_in LOG ERE WHAT: the tool's own report of success.
 expect_in() {
-	grep -Eq "$2" "$1" || { show_log "$1"; fail "$3: no '$2' in $(basename "$1")"; }
+	file_has "$1" "$2" || { show_log "$1"; fail "$3: no '$2' in ${1##*/}"; }
 }
 
 siw_pair "$SIW_TEST_TYPE" "$SIW_TEST_TYPE"

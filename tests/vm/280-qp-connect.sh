@@ -139,8 +139,8 @@ pp_run() {
 		return 1
 	fi
 	for f in "$cli" "$srv"; do
-		grep -q ' iters in ' "$f" || { echo "   no report in $f"; show_log "$f"; return 1; }
-		! grep -q 'invalid data' "$f" || { echo "   $f: bad data"; show_log "$f"; return 1; }
+		file_has "$f" ' iters in ' || { echo "   no report in $f"; show_log "$f"; return 1; }
+		! file_has "$f" 'invalid data' || { echo "   $f: bad data"; show_log "$f"; return 1; }
 	done
 	echo "   client: $(grep ' iters in ' "$cli")"
 }
@@ -167,9 +167,9 @@ perf_nocm() {
 
 # perf_check_nocm LOG: perftest said it used no rdma_cm and GID index 1.
 perf_check_nocm() {
-	grep -Eq 'rdma_cm QPs[[:space:]]*: OFF' "$1" &&
-		grep -Eq 'GID index[[:space:]]*: 1$' "$1" &&
-		grep -Eq 'Data ex\. method[[:space:]]*: Ethernet' "$1" ||
+	file_has "$1" 'rdma_cm QPs[[:space:]]*: OFF' &&
+		file_has "$1" 'GID index[[:space:]]*: 1$' &&
+		file_has "$1" 'Data ex\. method[[:space:]]*: Ethernet' ||
 		{ echo "   $1: not a run without rdma_cm on GID 1"; show_log "$1" 30; return 1; }
 }
 

@@ -17,6 +17,15 @@ hog_start() {
 }
 [[ ${SIW_TEST_HOG:-0} =~ ^[0-9]+$ ]] && hog_start "${SIW_TEST_HOG:-0}"
 
+# SIW_TEST_TRACE=1: every command the test runs, with the time it began,
+# goes to $VM_JOB/trace.PID (bash xtrace): where a test spends its time,
+# for the suite's budget (tools/testing/vm/trace-sum adds it up).
+if [[ ${SIW_TEST_TRACE:-0} == 1 && -n ${VM_JOB:-} ]]; then
+	exec {BASH_XTRACEFD}>>"$VM_JOB/trace.$$"
+	PS4='+${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO} '
+	set -x
+fi
+
 # SIW_TEST_SLOW=N (tests/run --debug: the debug kernel, N times slower
 # under TCG) stretches the bounds of wait_for, until_ok, srv_start and
 # run_client N times: a bound says "this hangs", not how fast it is.
@@ -95,6 +104,25 @@ expect_fail() {
 	fi
 }
 
+# A process costs a TCG guest about a quarter of a second (fork, exec,
+# the dynamic loader) when two guests share this machine's cores, and the
+# polling loops below ran one or two each turn. nap SECS sleeps without
+# one: a read that times out on a pipe nobody writes to. file_has FILE ERE
+# is grep -Eq without one, for the small logs the tests poll.
+exec {NAP_FD}<> <(:)
+nap() {
+	read -rt "$1" -u "$NAP_FD" _ || true
+}
+
+file_has() {
+	local l
+	[[ -r $1 ]] || return 1
+	while IFS= read -r l || [[ -n $l ]]; do
+		[[ $l =~ $2 ]] && return 0
+	done <"$1"
+	return 1
+}
+
 # wait_for SECONDS CMD...: poll until CMD succeeds or SECONDS pass.
 wait_for() {
 	local t=$(($1 * SLOW)) end
@@ -102,7 +130,7 @@ wait_for() {
 	end=$((SECONDS + t))
 	until "$@" >/dev/null 2>&1; do
 		((SECONDS < end)) || fail "timed out after ${t}s waiting for: $*"
-		sleep 0.2
+		nap 0.2
 	done
 }
 
@@ -114,7 +142,7 @@ until_ok() {
 	shift
 	until UNTIL_OK_OUT=$("$@" 2>&1); do
 		((SECONDS < end)) || return 1
-		sleep 0.2
+		nap 0.2
 	done
 }
 
@@ -466,7 +494,7 @@ wait_listen() {
 	until [[ -n $(on "$h" ss -Hltn "sport = :$port" 2>/dev/null) ]]; do
 		kill -0 "$pid" 2>/dev/null || return 1
 		((SECONDS < end)) || return 1
-		sleep 0.2
+		nap 0.2
 	done
 }
 

@@ -38,7 +38,7 @@ watch_client() {
 	on "$h" timeout -k 5 "$secs" "$@" >"$log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		if grep -Eq "$pat" "$log"; then
+		if file_has "$log" "$pat"; then
 			grace=$((grace + 1))
 			if ((grace > 10)); then
 				pkill -TERM -P "$pid" 2>/dev/null || true
@@ -48,7 +48,7 @@ watch_client() {
 				return 1
 			fi
 		fi
-		sleep 0.2
+		nap 0.2
 	done
 	wait "$pid" || rc=$?
 	return "$rc"
@@ -243,14 +243,6 @@ perf_run() {
 	fi
 }
 
-# perf_bw_rows LOG: the result rows of a perftest BW report:
-# "bytes iterations bw_peak bw_avg msgrate".
-perf_bw_rows() {
-	awk '/#bytes.*BW average/ { on = 1; next }
-	     on && /^ *[0-9]+ +[0-9]+ / { print $1, $2, $3 + 0, $4 + 0, $5 + 0; next }
-	     on && /^-+$/ { on = 0 }' "$1"
-}
-
 # perf_check_bw LOG SIZE...: LOG (client or server) has exactly one row per
 # SIZE, in order, each with a positive message rate or bandwidth (the rate
 # rounds to 0 Mpps for big messages at TCG speed) and, from 1 KiB up, a
@@ -259,45 +251,59 @@ perf_bw_rows() {
 # times as perftest said its clock calibration failed (see perf_check_lat);
 # for a server's LOG that counts the client's failures too: the passive side
 # of ib_write_bw/ib_read_bw prints the figures the client measured.
+# One awk reads it all: a process costs a TCG guest a quarter of a second,
+# and a row each made this check a tenth of test 210's time.
 perf_check_bw() {
-	local log=$1 rows bytes iters peak avg rate want n=0 nocal=0 zero=0 c
+	local log=$1 cli=/dev/null rc=0
 	shift
+	[[ $log == *.srv && -f ${log%.srv}.cli ]] && cli=${log%.srv}.cli
+	awk -v want="$*" -v path="$log" '
 	# perftest calibrates its clock for each row; each failure prints
 	# this warning and zeroes that row.
-	nocal=$(grep -c 'Correlation coefficient' "$log") || true
-	if [[ $log == *.srv && -f ${log%.srv}.cli ]]; then
-		c=$(grep -c 'Correlation coefficient' "${log%.srv}.cli") || true
-		nocal=$((nocal + c))
-	fi
-	rows=$(perf_bw_rows "$log")
-	[[ -n $rows ]] || { echo "   no result rows in $log"; show_log "$log"; return 1; }
-	while read -r bytes iters peak avg rate; do
-		want=${1:-}
-		if [[ -z $want || $bytes != "$want" ]]; then
-			echo "   $log: row for $bytes bytes, expected ${want:-no more rows}"
-			return 1
-		fi
-		shift
-		n=$((n + 1))
-		if awk -v r="$rate" -v a="$avg" -v b="$bytes" -v i="$iters" \
-			'BEGIN { exit !(i > 0 && (r > 0 || a > 0) && (b < 1024 || a > 0)) }'; then
-			continue
-		fi
-		# See perf_check_lat: no clock, no figures (all zero).
-		if ((zero < nocal)) && awk -v r="$rate" -v a="$avg" -v p="$peak" -v i="$iters" \
-			'BEGIN { exit !(i > 0 && r == 0 && a == 0 && p == 0) }'; then
-			zero=$((zero + 1))
-			continue
-		fi
-		echo "   $log: bad row: $bytes $iters $peak $avg $rate"
-		return 1
-	done <<<"$rows"
-	if (($#)); then
-		echo "   $log: rows end after $n sizes; missing: $*"
-		return 1
-	fi
-	echo -n "   $(basename "$log"): $n sizes ok, avg MB/s at $(tail -n1 <<<"$rows" | cut -d' ' -f1) B: $(tail -n1 <<<"$rows" | cut -d' ' -f4)"
-	((zero == 0)) && echo || echo " ($zero rows without figures: perftest's clock calibration failed under TCG)"
+	/Correlation coefficient/ { nocal++ }
+	FILENAME != path { next }
+	/#bytes.*BW average/ { on = 1; next }
+	on && /^ *[0-9]+ +[0-9]+ / { row[++n] = $1 " " $2 " " $3 + 0 " " $4 + 0 " " $5 + 0; next }
+	on && /^-+$/ { on = 0 }
+	END {
+		nw = split(want, w, " ")
+		if (!n) {
+			printf "   no result rows in %s\n", path
+			exit 2
+		}
+		for (k = 1; k <= n; k++) {
+			split(row[k], f, " ")
+			b = f[1]; i = f[2]; p = f[3]; a = f[4]; r = f[5]
+			if (k > nw || b != w[k]) {
+				printf "   %s: row for %s bytes, expected %s\n", path, b,
+					(k > nw ? "no more rows" : w[k])
+				exit 1
+			}
+			if (i > 0 && (r > 0 || a > 0) && (b < 1024 || a > 0))
+				continue
+			# See perf_check_lat: no clock, no figures (all zero).
+			if (zero < nocal && i > 0 && r == 0 && a == 0 && p == 0) {
+				zero++
+				continue
+			}
+			printf "   %s: bad row: %s %s %s %s %s\n", path, b, i, p, a, r
+			exit 1
+		}
+		if (n < nw) {
+			printf "   %s: rows end after %d sizes; missing:", path, n
+			for (k = n + 1; k <= nw; k++)
+				printf " %s", w[k]
+			print ""
+			exit 1
+		}
+		sub(/.*\//, "", path)
+		printf "   %s: %d sizes ok, avg MB/s at %s B: %s", path, n, b, a
+		if (zero)
+			printf " (%d rows without figures: perftest\047s clock calibration failed under TCG)", zero
+		print ""
+	}' "$log" "$cli" || rc=$?
+	((rc != 2)) || { show_log "$log"; rc=1; }
+	return "$rc"
 }
 
 # Sizes of perftest -a: 2 B to 8 MiB (perftest 6.06 runs 2^1 .. 2^23).
@@ -440,7 +446,7 @@ mpa_expect() {
 		rep=$(grep -m1 '^rep ' <<<"$seen" | cut -d' ' -f2-) || true
 		[[ -n $req && -n $rep ]] && break
 		((SECONDS < end)) || break
-		sleep 0.5
+		nap 0.5
 	done
 	echo "   MPA to port $port: request ${req:-none}, reply ${rep:-none}"
 	[[ $req == "$want_req reject=0" ]] ||
@@ -490,7 +496,7 @@ wait_settled() {
 			done
 			fail "$what: QPs or rdma_cm IDs left after 20 s${1:+ on $*}"
 		fi
-		sleep 0.2
+		nap 0.2
 	done
 }
 
