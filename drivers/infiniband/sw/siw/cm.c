@@ -322,8 +322,9 @@ static int siw_cep_read_frame(struct siw_cep *cep, bool reply)
  */
 
 /*
- * Close under cep->mutex; the owner hears of it last (@status: why a
- * connection that was up went down).
+ * Close under cep->mutex. The owner hears of it (its closed op; @status:
+ * why a connection that was up went down) once the socket and the engine
+ * are gone, and before the endpoint lets go of the QP.
  */
 void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 {
