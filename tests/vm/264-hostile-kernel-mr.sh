@@ -72,7 +72,7 @@ wait_for 20 port_active siw_a
 
 step "the kernel target"
 insmod "$ko" dev=siw_k addr="$IP_K" port="$PORT"
-klog | grep -q "siw_ktarget: listening on $IP_K:$PORT" ||
+klog_has "siw_ktarget: listening on $IP_K:$PORT" ||
 	fail "siw_ktarget does not listen"
 SPARE=$(klog | sed -n 's/.*siw_ktarget: spare kernel QP \([0-9]*\) in INIT.*/\1/p' |
 	tail -n1)

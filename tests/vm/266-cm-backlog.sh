@@ -29,7 +29,7 @@ siw_param mpa_timeout_ms 30000
 
 step "a listener with a backlog of 1 that takes 3 s per request"
 insmod "$ko" addr="$ip" port="$port" hold_ms=3000
-klog | grep -q "siw_cmtest: listening on $ip:$port" || fail "siw_cmtest does not listen"
+klog_has "siw_cmtest: listening on $ip:$port" || fail "siw_cmtest does not listen"
 
 step "$n rping clients at once"
 logs=/tmp/backlog

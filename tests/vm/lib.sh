@@ -190,9 +190,21 @@ siw_load() {
 }
 
 # klog: the kernel log of this test. Tests that share a guest
-# (tools/testing/vm/group) see only what came after their own start.
+# (tools/testing/vm/group) see only what came after their own start. One
+# pass that reads all of dmesg: a reader that stops early (sed q) gets its
+# writer a SIGPIPE, and pipefail turned that into a failed klog once the
+# shared guest's log was large (seen: 120 found no line it had printed).
 klog() {
-	dmesg | tac | sed '/ vm-group: begin /q' | tac
+	dmesg | awk '/ vm-group: begin / { n = 0 } { l[n++] = $0 }
+		END { for (i = 0; i < n; i++) print l[i] }'
+}
+
+# klog_has ERE: this test's kernel log has a line matching ERE (not
+# "klog | grep -q", whose early exit would stop klog with a SIGPIPE).
+klog_has() {
+	local log
+	log=$(klog)
+	grep -Eq -- "$1" <<<"$log"
 }
 
 # Unload siw and check it left nothing behind.
