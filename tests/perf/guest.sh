@@ -21,6 +21,8 @@
 # script fails (at the end, after every test ran) only if a tool failed.
 # shellcheck source=tests/vm/lib.sh
 . "$SIW_SRC/tests/vm/lib.sh"
+# shellcheck source=tests/vm/traffic.sh
+. "$SIW_SRC/tests/vm/traffic.sh"
 
 impls=(ours linux) rounds=3 quick=0
 while (($#)); do
@@ -37,6 +39,8 @@ done
 out=${VM_JOB:-/run/vm}
 logs=$out/logs
 mkdir -p "$logs"
+# client_server (traffic.sh) keeps each tool's output here.
+TLOG=$logs
 rm -f "$out/notes"
 runs=$out/runs.tsv
 printf 'round\timpl\ttest\tsize\tunit\tvalue\n' >"$runs"
@@ -65,7 +69,6 @@ declare -A ltype=([ours]=siw [linux]=linux_siw)
 declare -A subnet=([ours]=10.99.1 [linux]=10.99.2)
 host_of() { echo "${1:0:1}$2"; } # host_of linux a -> la
 
-port=20000
 failures=()
 
 # record ROUND IMPL TEST SIZE UNIT VALUE
@@ -131,40 +134,6 @@ setup() {
 		"<-> ${impl}_b on v-$b ${subnet[$impl]}.2"
 }
 
-# server_client NAME IMPL SRV_CMD... -- CLI_CMD...: server in host b, client
-# in host a; both must exit 0. Their output: $logs/NAME.srv and .cli.
-server_client() {
-	local name=$1 impl=$2 srv=() rc=0 src=0 a b
-	shift 2
-	a=$(host_of "$impl" a) b=$(host_of "$impl" b)
-	while [[ $1 != -- ]]; do
-		srv+=("$1")
-		shift
-	done
-	shift
-	srv_start "$b" "$run_limit" "$logs/$name.srv" "${srv[@]}"
-	if ! wait_listen "$b" "$port" "$SRV_PID"; then
-		srv_stop_all
-		echo "perf: $name: the server never listened on port $port"
-		show_log "$logs/$name.srv"
-		return 1
-	fi
-	run_client "$a" "$run_limit" "$logs/$name.cli" "$@" || rc=$?
-	if ((rc != 0)); then
-		# A server whose client is gone may wait forever.
-		sleep 1
-		srv_stop_all
-	fi
-	srv_wait "$SRV_PID" || src=$?
-	SRV_PIDS=()
-	if ((rc != 0 || src != 0)); then
-		echo "perf: $name: client exit $rc, server exit $src"
-		show_log "$logs/$name.cli"
-		show_log "$logs/$name.srv"
-		return 1
-	fi
-}
-
 # perf_value TOOL LOG: the figure of a perftest report, from the row after
 # its "#bytes" header: average bandwidth (column 4) or typical latency
 # (column 5); empty if there is no positive number (0.00 and "inf" are
@@ -192,36 +161,36 @@ perftest() {
 	local r=$1 impl=$2 tool=$3 size=$4 iters=$5 name val unit=MiB/s try
 	[[ $tool == *_lat ]] && unit=us
 	for try in 1 2; do
-		port=$((port + 1))
+		next_port
 		name=r$r-$impl-$tool-$size
 		((try == 1)) || name+=-retry
-		if ! server_client "$name" "$impl" \
-			"$tool" -R -F -d "${impl}_b" -p "$port" -s "$size" -n "$iters" -- \
-			"$tool" -R -F -d "${impl}_a" -p "$port" -s "$size" -n "$iters" \
+		if ! client_server "$name" "$(host_of "$impl" b)" "$run_limit" \
+			"$tool" -R -F -d "${impl}_b" -p "$TPORT" -s "$size" -n "$iters" -- \
+			"$tool" -R -F -d "${impl}_a" -p "$TPORT" -s "$size" -n "$iters" \
 			"${subnet[$impl]}.2"; then
-			if ((try == 1)) && [[ -f $logs/$name.cli ]] &&
-				grep -Eq 'Connection refused|REJECTED; error: -111' "$logs/$name.cli" &&
-				! grep -q '#bytes' "$logs/$name.cli"; then
+			if ((try == 1)) && [[ -f $TLOG/$name.cli ]] &&
+				grep -Eq 'Connection refused|REJECTED; error: -111' "$TLOG/$name.cli" &&
+				! grep -q '#bytes' "$TLOG/$name.cli"; then
 				note "$name: connection refused, retried once"
 				continue
 			fi
 			failures+=("$name")
 			return 0
 		fi
-		val=$(perf_value "$tool" "$logs/$name.cli")
+		val=$(perf_value "$tool" "$TLOG/$name.cli")
 		if [[ -z $val && $tool == ib_send_lat ]]; then
-			val=$(perf_value "$tool" "$logs/$name.srv")
+			val=$(perf_value "$tool" "$TLOG/$name.srv")
 		fi
 		[[ -n $val ]] && break
 		# perftest calibrates its clock per report; under TCG that
 		# sometimes fails and the row reads 0.00 or inf.
 		if ((try == 1)); then
 			note "$name: no figure in the report ($(grep -c 'Correlation coefficient' \
-				"$logs/$name.cli") clock calibration warnings), retried once"
+				"$TLOG/$name.cli") clock calibration warnings), retried once"
 			continue
 		fi
 		echo "perf: $name: no figure in the report"
-		show_log "$logs/$name.cli"
+		show_log "$TLOG/$name.cli"
 		failures+=("$name")
 		return 0
 	done
@@ -232,18 +201,19 @@ perftest() {
 # iperf ROUND IMPL: TCP throughput over the same veth (MiB/s, received).
 iperf() {
 	local r=$1 impl=$2 name val
-	port=$((port + 1))
+	next_port
 	name=r$r-$impl-iperf3
-	if ! server_client "$name" "$impl" iperf3 -s -1 -p "$port" -- \
-		iperf3 -c "${subnet[$impl]}.2" -p "$port" -t "$iperf_secs" -J; then
+	if ! client_server "$name" "$(host_of "$impl" b)" "$run_limit" \
+		iperf3 -s -1 -p "$TPORT" -- \
+		iperf3 -c "${subnet[$impl]}.2" -p "$TPORT" -t "$iperf_secs" -J; then
 		failures+=("$name")
 		return 0
 	fi
 	val=$(jq -r '.end.sum_received.bits_per_second / 8 / 1048576 * 100 | round / 100' \
-		"$logs/$name.cli" 2>/dev/null) || val=
+		"$TLOG/$name.cli" 2>/dev/null) || val=
 	if [[ ! $val =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
 		echo "perf: $name: no throughput in iperf3's report"
-		show_log "$logs/$name.cli"
+		show_log "$TLOG/$name.cli"
 		failures+=("$name")
 		return 0
 	fi

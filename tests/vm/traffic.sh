@@ -25,7 +25,9 @@ next_port() { TPORT=$((TPORT + 1)); }
 # Device and address of host a or b.
 host_dev() { if [[ $1 == a ]]; then echo "$DEV_A"; else echo "$DEV_B"; fi; }
 host_ip() { if [[ $1 == a ]]; then echo "$IP_A"; else echo "$IP_B"; fi; }
-other_host() { if [[ $1 == a ]]; then echo b; else echo a; fi; }
+# The other end of a pair: a and b, or oa and ob (tests/perf: one pair per
+# implementation, named by a prefix).
+other_host() { if [[ $1 == *a ]]; then echo "${1%a}b"; else echo "${1%b}a"; fi; }
 
 # watch_client HOST SECS LOG PATTERN CMD...: like run_client, but a client
 # that printed a line matching PATTERN (its own report of a fatal error)
