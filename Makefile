@@ -6,11 +6,13 @@
 # Newest installed kernel that has headers (Debian's linux-headers-amd64),
 # unless the caller says otherwise (KVER, or SIW_KERNEL: a kernel build
 # directory such as make debug-kernel's); tools/kver decides.
+# Both are read where they are used, not when make starts: on a bare
+# machine the headers come with `make deps`, which `make demo` runs first.
 KVER ?= $(shell tools/kver)
 KDIR ?= $(shell tools/kver --build)
 SIWDIR := $(CURDIR)/drivers/infiniband/sw/siw
 BUILD := $(CURDIR)/build
-KBUILD_ARGS := -C $(KDIR) M=$(SIWDIR) CONFIG_RDMA_SIW=m
+KBUILD_ARGS = -C $(KDIR) M=$(SIWDIR) CONFIG_RDMA_SIW=m
 
 # Kernel source tree (Debian linux-source), unpacked only for tooling:
 # checkpatch.pl and, later, Linux's own siw as an interop test peer.
@@ -97,7 +99,10 @@ check-debug:
 perf: modules
 	tests/perf/run $(PERF_ARGS)
 
-demo: deps modules
+# A make of its own builds the module once deps has installed the headers
+# (and never beside it, as make -j would).
+demo: deps
+	$(MAKE) modules
 	tools/testing/vm/run --timeout 300 tools/demo.sh
 
 install: modules libsiw
