@@ -134,17 +134,6 @@ setup() {
 		"<-> ${impl}_b on v-$b ${subnet[$impl]}.2"
 }
 
-# perf_value TOOL LOG: the figure of a perftest report, from the row after
-# its "#bytes" header: average bandwidth (column 4) or typical latency
-# (column 5); empty if there is no positive number (0.00 and "inf" are
-# what a failed clock calibration leaves).
-perf_value() {
-	local col=4
-	[[ $1 == *_lat ]] && col=5
-	awk -v c="$col" '/#bytes/ { on = 1; next }
-		on && /^ *[0-9]+ +[0-9]+ / { if ($c ~ /^[0-9]+(\.[0-9]+)?$/ && $c > 0) print $c; exit }' "$2"
-}
-
 # perftest ROUND IMPL TOOL SIZE ITERS: one perftest run, recorded as the
 # client's average bandwidth (MiB/s, perftest's MB = 2^20 bytes) or
 # typical (median) latency in microseconds. ib_send_lat measures on both
@@ -209,9 +198,7 @@ iperf() {
 		failures+=("$name")
 		return 0
 	fi
-	val=$(jq -r '.end.sum_received.bits_per_second / 8 / 1048576 * 100 | round / 100' \
-		"$TLOG/$name.cli" 2>/dev/null) || val=
-	if [[ ! $val =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+	if ! val=$(iperf_mibs "$TLOG/$name.cli"); then
 		echo "perf: $name: no throughput in iperf3's report"
 		show_log "$TLOG/$name.cli"
 		failures+=("$name")

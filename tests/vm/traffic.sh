@@ -183,6 +183,27 @@ rping_run() {
 
 # --- perftest ---------------------------------------------------------------
 
+# perf_value TOOL LOG: the figure of a perftest report, from the row after
+# its "#bytes" header: average bandwidth (column 4) or typical latency
+# (column 5); empty if there is no positive number (0.00 and "inf" are
+# what a failed clock calibration leaves).
+perf_value() {
+	local col=4
+	[[ $1 == *_lat ]] && col=5
+	awk -v c="$col" '/#bytes/ { on = 1; next }
+		on && /^ *[0-9]+ +[0-9]+ / { if ($c ~ /^[0-9]+(\.[0-9]+)?$/ && $c > 0) print $c; exit }' "$2"
+}
+
+# iperf_mibs LOG: the throughput iperf3 -J's receiver saw, in MiB/s with
+# two decimals; fails when the report has none.
+iperf_mibs() {
+	local v
+	v=$(jq -r '.end.sum_received.bits_per_second / 8 / 1048576 * 100 | round / 100' \
+		"$1" 2>/dev/null) || return 1
+	[[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] || return 1
+	echo "$v"
+}
+
 # perf_run TOOL SRV_HOST ARGS...: TOOL (ib_send_bw, ib_read_lat, ...) with
 # -R (rdma_cm; iWARP needs it) and -F (TCG's clock is not steady) as server
 # in SRV_HOST and client in the other host, each on its own device.
