@@ -9,7 +9,7 @@
 # link for comparison. It ends with a table and fails if anything did.
 . "$SIW_SRC/tests/vm/lib.sh"
 . "$SIW_SRC/tests/vm/traffic.sh"
-# pp_teardown_race; also lifts RLIMIT_MEMLOCK for the tools' buffers.
+# pp_run; also lifts RLIMIT_MEMLOCK for the tools' buffers.
 . "$SIW_SRC/tests/vm/qpc.sh"
 
 rdma_core_load
@@ -75,20 +75,11 @@ fi
 # Without rdma_cm: the tools swap QP numbers and GIDs over a TCP socket
 # of their own; GID 1 carries the host's IPv4 address.
 step "ibv_rc_pingpong -g 1 -c: 1000 round trips of 4 KiB, data checked"
-next_port
-pp_cli=$TLOG/pingpong.cli pp_srv=$TLOG/pingpong.srv
-if QUIET=1 client_server pingpong b 120 \
-	ibv_rc_pingpong -d siw_b -g 1 -c -n 1000 -p "$TPORT" -- \
-	ibv_rc_pingpong -d siw_a -g 1 -c -n 1000 -p "$TPORT" "$IP_B" ||
-	{ ((CS_CLI_RC == 1 && CS_SRV_RC == 0)) &&
-	  pp_teardown_race ibv_rc_pingpong "$pp_cli" "$pp_srv" && pp_teardown_note ibv_rc_pingpong; }; then
-	grep -h ' in ' "$pp_srv"
-	# "N bytes in S seconds = ...": N counts both directions.
+if pp_run ibv_rc_pingpong -g 1 -c -n 1000; then
+	# The server's "N bytes in S seconds = ...": N counts both directions.
 	row "ibv_rc_pingpong, 1000 x 4 KiB, checked" ok \
-		"$(awk '/ bytes in / { printf "%.2f", $1 / $4 / 1048576; exit }' "$pp_srv")"
+		"$(awk '/ bytes in / { printf "%.2f", $1 / $4 / 1048576; exit }' "$TLOG/$PP_NAME.srv")"
 else
-	show_log "$pp_cli"
-	show_log "$pp_srv"
 	row "ibv_rc_pingpong, 1000 x 4 KiB" FAILED
 fi
 

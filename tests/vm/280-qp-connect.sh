@@ -114,37 +114,6 @@ check_gids() {
 	show_gids "$DEV_B"
 }
 
-# pp_run TOOL ARGS...: a pingpong tool, server in b, client in a, on
-# $TPORT; both must exit 0 and report their iterations, with no bad data
-# (the client may instead lose its teardown race, see qpc.sh). PP_NAME:
-# log name.
-pp_run() {
-	local tool=$1 f cli srv
-	shift
-	next_port
-	PP_NAME=$tool-$TPORT
-	cli=$TLOG/$PP_NAME.cli srv=$TLOG/$PP_NAME.srv
-	if ! QUIET=1 client_server "$PP_NAME" b "${PP_SECS:-180}" \
-		"$tool" -d "$DEV_B" -p "$TPORT" "$@" -- \
-		"$tool" -d "$DEV_A" -p "$TPORT" "$@" "$IP_B"; then
-		if ((CS_CLI_RC == 1 && CS_SRV_RC == 0)) &&
-			pp_teardown_race "$tool" "$cli" "$srv"; then
-			pp_teardown_note "$tool"
-			echo "   server: $(grep ' iters in ' "$srv")"
-			return 0
-		fi
-		echo "   $PP_NAME: client (in a) exit $CS_CLI_RC, server (in b) exit $CS_SRV_RC"
-		show_log "$cli"
-		show_log "$srv"
-		return 1
-	fi
-	for f in "$cli" "$srv"; do
-		file_has "$f" ' iters in ' || { echo "   no report in $f"; show_log "$f"; return 1; }
-		! file_has "$f" 'invalid data' || { echo "   $f: bad data"; show_log "$f"; return 1; }
-	done
-	echo "   client: $(grep ' iters in ' "$cli")"
-}
-
 # pp_remote_gid LOG: the peer GID a pingpong log names (its first one).
 pp_remote_gid() {
 	sed -n 's/.*remote address:.* GID \(.*\)$/\1/p' "$1" | head -n1

@@ -2,8 +2,9 @@
 # shellcheck shell=bash
 #
 # Sourced, after lib.sh and traffic.sh, by the tests of QP connections made
-# without rdma_cm (tests/vm/28x-qp-connect*.sh). Skips the test unless
-# both hosts run our siw; lifts RLIMIT_MEMLOCK for the tools' buffers.
+# without rdma_cm (tests/vm/28x-qp-connect*.sh) and by the demo
+# (tools/demo.sh). Skips the test unless both hosts run our siw; lifts
+# RLIMIT_MEMLOCK for the tools' buffers.
 
 [[ $SIW_TEST_TYPE == siw ]] ||
 	skip "QP connections without rdma_cm are a siw-to-siw feature of our siw"
@@ -58,4 +59,35 @@ pp_teardown_race() {
 pp_teardown_note() {
 	echo "   NOTE: the client failed on flushed work requests after the server's"
 	echo "   teardown ($1's iWARP teardown race, see tests/vm/qpc.sh); server done"
+}
+
+# pp_run TOOL ARGS...: a pingpong tool, server in b, client in a, on
+# $TPORT; both must exit 0 and report their iterations, with no bad data
+# (the client may instead lose its teardown race, see qpc.sh). PP_NAME:
+# log name.
+pp_run() {
+	local tool=$1 f cli srv
+	shift
+	next_port
+	PP_NAME=$tool-$TPORT
+	cli=$TLOG/$PP_NAME.cli srv=$TLOG/$PP_NAME.srv
+	if ! QUIET=1 client_server "$PP_NAME" b "${PP_SECS:-180}" \
+		"$tool" -d "$DEV_B" -p "$TPORT" "$@" -- \
+		"$tool" -d "$DEV_A" -p "$TPORT" "$@" "$IP_B"; then
+		if ((CS_CLI_RC == 1 && CS_SRV_RC == 0)) &&
+			pp_teardown_race "$tool" "$cli" "$srv"; then
+			pp_teardown_note "$tool"
+			echo "   server: $(grep ' iters in ' "$srv")"
+			return 0
+		fi
+		echo "   $PP_NAME: client (in a) exit $CS_CLI_RC, server (in b) exit $CS_SRV_RC"
+		show_log "$cli"
+		show_log "$srv"
+		return 1
+	fi
+	for f in "$cli" "$srv"; do
+		file_has "$f" ' iters in ' || { echo "   no report in $f"; show_log "$f"; return 1; }
+		! file_has "$f" 'invalid data' || { echo "   $f: bad data"; show_log "$f"; return 1; }
+	done
+	echo "   client: $(grep ' iters in ' "$cli")"
 }
