@@ -71,6 +71,7 @@ static void responder(const struct siw_mpa_policy *pol, const u8 *frame,
 	}
 	if (res.p2p)
 		FUZZ_ASSERT(one_rtr(res.rtr) && (res.rtr & req->rtr & pol->rtr));
+	FUZZ_ASSERT(res.large == (req->large && pol->large));
 
 	/* Reply, echoing the consumer private data. */
 	siw_mpa_reply_info(pol, &res, false, &rep);
@@ -82,6 +83,7 @@ static void responder(const struct siw_mpa_policy *pol, const u8 *frame,
 	FUZZ_ASSERT(flen == (size_t)n);
 	FUZZ_ASSERT(!back.reject && back.crc == res.crc &&
 		    back.rev == res.rev && back.v2 == res.v2);
+	FUZZ_ASSERT(back.large == res.large && back.large_taken == res.large);
 
 	/* The initiator that sent @req accepts the reply. */
 	ipol.crc = SIW_MPA_CRC_PEER;
@@ -89,7 +91,7 @@ static void responder(const struct siw_mpa_policy *pol, const u8 *frame,
 	FUZZ_ASSERT(ires.reason == SIW_MPA_OK);
 	FUZZ_ASSERT(ires.crc == res.crc && ires.rev == res.rev &&
 		    ires.v2 == res.v2 && ires.p2p == res.p2p &&
-		    ires.rtr == res.rtr);
+		    ires.rtr == res.rtr && ires.large == res.large);
 	if (ires.v2)
 		FUZZ_ASSERT(ires.ord <= res.ird && res.ord <= ires.ird);
 }
@@ -119,6 +121,9 @@ static void initiator(const struct siw_mpa_policy *pol,
 	}
 	if (res.p2p)
 		FUZZ_ASSERT(req.p2p && one_rtr(res.rtr) && (res.rtr & req.rtr));
+	/* Large FPDUs only on our offer and the reply's taking it. */
+	FUZZ_ASSERT(res.large == (pol->large && rep->large &&
+				  rep->large_taken));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -141,6 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pol.crc = crcs[(data[0] >> 1) & 3];
 	pol.p2p = data[0] & 8;
 	pol.rtr = (data[0] >> 4) & SIW_MPA_RTR_ALL;
+	pol.large = data[0] & 0x80;
 	pol.ird = data[1];
 	pol.ord = data[2];
 	frame = data + 3;

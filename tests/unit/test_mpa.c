@@ -689,6 +689,85 @@ static void reason_strings(void)
 		  "peer requires MPA CRC, which local policy disables");
 }
 
+/*
+ * The large-FPDU bit (0x08 of the flags octet, Linux siw's GSO_EXP): sent
+ * under policy, in a reply (with 0x04, taken) only to a request that
+ * carried it, and in force for the initiator only when the reply has
+ * both: Linux's siw responder echoes the request's flags.
+ */
+static void large_fpdus(void)
+{
+	struct siw_mpa_policy big = pol_v2, small = pol_v2;
+	struct siw_mpa_info req, rep, out;
+	struct siw_mpa_result res, ires;
+	u8 buf[SIW_MPA_MAX_FRAME];
+	int n;
+
+	big.large = true;
+	siw_mpa_request_info(&big, &req);
+	n = roundtrip(&req, NULL, 0, &out, buf);
+	CHECK_EQ(n, 24);
+	CHECK_EQ(buf[16], SIW_MPA_F_ENHANCED | SIW_MPA_F_LARGE);
+	CHECK_EQ(buf[16], 0x18);
+	CHECK(out.large);
+	CHECK_EQ(out.res, 0);
+
+	/* Both say it: in force on both sides. */
+	siw_mpa_negotiate_req(&big, &out, &res);
+	CHECK_EQ(res.reason, SIW_MPA_OK);
+	CHECK(res.large);
+	siw_mpa_reply_info(&big, &res, false, &rep);
+	CHECK(rep.large && rep.large_taken);
+	n = roundtrip(&rep, NULL, 0, &out, buf);
+	CHECK_EQ(buf[16], SIW_MPA_F_ENHANCED | SIW_MPA_F_LARGE |
+		 SIW_MPA_F_LARGE_TAKEN);
+	CHECK(out.large && out.large_taken);
+	CHECK_EQ(out.res, 0);
+	siw_mpa_negotiate_rep(&big, &req, &out, &ires);
+	CHECK_EQ(ires.reason, SIW_MPA_OK);
+	CHECK(ires.large);
+
+	/* Linux's siw echoes 0x08 without taking it: not in force. */
+	out.large_taken = false;
+	siw_mpa_negotiate_rep(&big, &req, &out, &ires);
+	CHECK_EQ(ires.reason, SIW_MPA_OK);
+	CHECK(!ires.large);
+
+	/* A responder that does not: no bit in its reply, one segment. */
+	siw_mpa_negotiate_req(&small, &out, &res);
+	CHECK(!res.large);
+	siw_mpa_reply_info(&small, &res, false, &rep);
+	CHECK(!rep.large && !rep.large_taken);
+	n = roundtrip(&rep, NULL, 0, &out, buf);
+	CHECK_EQ(buf[16] & SIW_MPA_F_LARGE, 0);
+	siw_mpa_negotiate_rep(&big, &req, &rep, &ires);
+	CHECK_EQ(ires.reason, SIW_MPA_OK);
+	CHECK(!ires.large);
+
+	/* A request without it (hardware): the reply does not carry it. */
+	siw_mpa_request_info(&small, &req);
+	CHECK(!req.large);
+	siw_mpa_negotiate_req(&big, &req, &res);
+	CHECK(!res.large);
+	siw_mpa_reply_info(&big, &res, false, &rep);
+	CHECK(!rep.large);
+
+	/* A rejecting reply carries no promise. */
+	siw_mpa_request_info(&big, &req);
+	siw_mpa_negotiate_req(&big, &req, &res);
+	siw_mpa_reply_info(&big, &res, true, &rep);
+	CHECK(rep.reject && !rep.large && !rep.large_taken);
+
+	/* A reply that says it to a request that did not: not in force. */
+	siw_mpa_request_info(&small, &req);
+	rep.reject = false;
+	rep.large = true;
+	rep.large_taken = true;
+	siw_mpa_negotiate_rep(&small, &req, &rep, &ires);
+	CHECK_EQ(ires.reason, SIW_MPA_OK);
+	CHECK(!ires.large);
+}
+
 int main(void)
 {
 	RUN(worked_rev1_request);
@@ -709,6 +788,7 @@ int main(void)
 	RUN(init_ird_ord);
 	RUN(init_rtr);
 	RUN(end_to_end);
+	RUN(large_fpdus);
 	RUN(reason_strings);
 	return siw_test_done();
 }

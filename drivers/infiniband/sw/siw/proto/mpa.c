@@ -92,6 +92,8 @@ enum siw_mpa_reason siw_mpa_parse_hdr(const void *hdr, bool reply,
 	mi->crc = rr.flags & SIW_MPA_F_CRC;
 	mi->reject = rr.flags & SIW_MPA_F_REJECT;
 	mi->enhanced = rr.flags & SIW_MPA_F_ENHANCED;
+	mi->large = rr.flags & SIW_MPA_F_LARGE;
+	mi->large_taken = rr.flags & SIW_MPA_F_LARGE_TAKEN;
 	mi->res = rr.flags & SIW_MPA_F_RES;
 	mi->rev = rr.rev;
 	mi->pd_len = be16_to_cpu(rr.pd_len);
@@ -190,7 +192,9 @@ int siw_mpa_build(void *buf, size_t buflen, const struct siw_mpa_info *mi,
 	rr.flags = (mi->markers ? SIW_MPA_F_MARKERS : 0) |
 		   (mi->crc ? SIW_MPA_F_CRC : 0) |
 		   (mi->reject ? SIW_MPA_F_REJECT : 0) |
-		   (mi->v2 ? SIW_MPA_F_ENHANCED : 0);
+		   (mi->v2 ? SIW_MPA_F_ENHANCED : 0) |
+		   (mi->large ? SIW_MPA_F_LARGE : 0) |
+		   (mi->large_taken ? SIW_MPA_F_LARGE_TAKEN : 0);
 	rr.rev = mi->rev;
 	rr.pd_len = cpu_to_be16((u16)pd_len);
 	memcpy(p, &rr, sizeof(rr));
@@ -224,6 +228,7 @@ void siw_mpa_request_info(const struct siw_mpa_policy *pol,
 {
 	memset(req, 0, sizeof(*req));
 	req->crc = pol->crc == SIW_MPA_CRC_ALWAYS;
+	req->large = pol->large;
 	req->rev = mpa_clamp_rev(pol->rev);
 	if (req->rev == SIW_MPA_REV_2) {
 		req->v2 = true;
@@ -273,6 +278,7 @@ void siw_mpa_negotiate_req(const struct siw_mpa_policy *pol,
 	}
 	/* Either side asking for CRC turns it on for both directions. */
 	res->crc = req->crc || pol->crc == SIW_MPA_CRC_ALWAYS;
+	res->large = req->large && pol->large;
 
 	if (res->rev == SIW_MPA_REV_2 && req->v2) {
 		res->v2 = true;
@@ -303,6 +309,9 @@ void siw_mpa_reply_info(const struct siw_mpa_policy *pol,
 	rep->reply = true;
 	rep->reject = reject || res->reason != SIW_MPA_OK;
 	rep->crc = res->crc;
+	/* Only to a peer whose request carried it. */
+	rep->large = res->large && !rep->reject;
+	rep->large_taken = rep->large;
 	rep->rev = res->rev ? mpa_clamp_rev(res->rev) : mpa_clamp_rev(pol->rev);
 	if (res->v2 && rep->rev == SIW_MPA_REV_2) {
 		rep->v2 = true;
@@ -352,6 +361,8 @@ void siw_mpa_negotiate_rep(const struct siw_mpa_policy *pol,
 		return;
 	}
 	res->crc = rep->crc || req->crc;
+	/* A reply that echoes our request's flags has no large_taken. */
+	res->large = req->large && rep->large && rep->large_taken;
 
 	if (req->v2 && rep->rev == SIW_MPA_REV_2) {
 		if (!rep->v2) {

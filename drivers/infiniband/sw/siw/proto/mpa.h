@@ -55,6 +55,8 @@ struct siw_mpa_info {
 	bool crc;		/* C */
 	bool reject;		/* R */
 	bool enhanced;		/* Res bit 0: RFC 6581 data present */
+	bool large;		/* Res bit 1: takes FPDUs above a segment */
+	bool large_taken;	/* Res bit 2, reply: took the request's large */
 	u8 res;			/* other Res bits, as received */
 	u8 rev;
 	u16 pd_len;		/* total private data octets on the wire */
@@ -92,8 +94,8 @@ enum siw_mpa_reason siw_mpa_parse(const void *buf, size_t len, bool reply,
 				  struct siw_mpa_info *mi, size_t *frame_len);
 
 /*
- * Build a frame from @mi (reply, markers, crc, reject, rev; for rev 2
- * with enhanced: p2p, rtr, ird, ord) followed by @ulp_pd_len octets of
+ * Build a frame from @mi (reply, markers, crc, reject, large, large_taken,
+ * rev; for rev 2 with enhanced: p2p, rtr, ird, ord) followed by @ulp_pd_len octets of
  * consumer private data. Returns the frame length, or -SIW_MPA_E_PD_LEN /
  * -SIW_MPA_E_INVAL.
  */
@@ -117,6 +119,9 @@ struct siw_mpa_policy {
 				 * responder: accept it
 				 */
 	u8 rtr;			/* RTR types we can send or take */
+	bool large;		/* say we take FPDUs above a segment, and
+				 * send such to a peer that says so too
+				 */
 };
 
 struct siw_mpa_result {
@@ -128,6 +133,9 @@ struct siw_mpa_result {
 	u16 ord;			/* negotiated local ORD */
 	bool p2p;			/* an RTR message is part of setup */
 	u8 rtr;				/* its type: one SIW_MPA_RTR_* bit */
+	bool large;			/* both take FPDUs above a segment: a
+					 * request offered, its reply took it
+					 */
 };
 
 /* Initiator: the request to send under @pol. */

@@ -34,7 +34,21 @@
  * IRD/ORD word; a peer that does not set it sends none.
  */
 #define SIW_MPA_F_ENHANCED	0x10
-#define SIW_MPA_F_RES		0x0f	/* zero on send, ignored on receive */
+/*
+ * Second bit of the Res field: the sender takes FPDUs larger than one TCP
+ * segment (and would send such). Linux siw sets it in a request with its
+ * try_gso parameter; hardware RNICs leave it zero. A Linux siw responder
+ * builds its reply from the request's header, so a reply echoes it
+ * whether or not that responder takes large FPDUs.
+ */
+#define SIW_MPA_F_LARGE		0x08
+/*
+ * Third bit of the Res field, ours, in a reply only: the responder took
+ * the request's offer of large FPDUs. Never in a request, so a responder
+ * that echoes the request's flags cannot set it.
+ */
+#define SIW_MPA_F_LARGE_TAKEN	0x04
+#define SIW_MPA_F_RES		0x03	/* zero on send, ignored on receive */
 
 struct siw_mpa_rr {
 	u8 key[SIW_MPA_KEY_LEN];
