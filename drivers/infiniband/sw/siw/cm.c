@@ -90,6 +90,7 @@ void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord, bool p2p)
 	pol->ord = siw_ord_cap(ord);
 	pol->p2p = p2p;
 	pol->rtr = SIW_MPA_RTR_WRITE | SIW_MPA_RTR_READ;
+	pol->large = siw_tx_offers_large();
 }
 
 /* ------------------------------------------------------------------------
@@ -446,6 +447,7 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 		.ord = cep->res.ord,
 		.rtr_send = rtr_send,
 		.rtr_wait = rtr_wait,
+		.large = cep->res.large,
 	};
 	unsigned long flags;
 	int err;
@@ -488,9 +490,10 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 	}
 	cep->state = SIW_CEP_CONNECTED;
 	del_timer(&cep->timer);
-	siw_cep_log(dbg, cep, "QP %u up: MPA rev %u, CRC %s, IRD %u, ORD %u%s\n",
+	siw_cep_log(dbg, cep, "QP %u up: MPA rev %u, CRC %s, IRD %u, ORD %u%s%s\n",
 		    siw_qp_num(qp), cep->res.rev, cep->res.crc ? "on" : "off",
-		    cep->res.ird, cep->res.ord, cep->res.p2p ? ", p2p" : "");
+		    cep->res.ird, cep->res.ord, cep->res.p2p ? ", p2p" : "",
+		    cep->res.large ? ", large FPDUs" : "");
 	return 0;
 }
 

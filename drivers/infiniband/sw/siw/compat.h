@@ -27,7 +27,8 @@
 /*
  * Hand TCP @len octets of @page at @offset by reference, not by copy, on a
  * socket the caller has locked, without waiting; @more: more of the same
- * message follows. Returns what TCP took, -EAGAIN when the socket is
+ * message follows; @eor: once all of it is taken, TCP appends nothing more
+ * to its skb (MSG_EOR). Returns what TCP took, -EAGAIN when the socket is
  * full, or another negative error. Up
  * to 6.4 that is tcp_sendpage_locked(), which copies by itself where the
  * route cannot gather; 6.5 replaced sendpage with MSG_SPLICE_PAGES. The
@@ -39,18 +40,28 @@
 #ifdef MSG_SENDPAGE_NOTLAST
 static inline int siw_tcp_send_page_locked(struct sock *sk, struct page *page,
 					   unsigned int offset, size_t len,
-					   bool more)
+					   bool more, bool eor)
 {
 	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	struct sk_buff *skb;
+	int rv;
 
 	if (more)
 		flags |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
-	return tcp_sendpage_locked(sk, page, offset, len, flags);
+	rv = tcp_sendpage_locked(sk, page, offset, len, flags);
+	/*
+	 * sendpage has no MSG_EOR: mark the skb that took the last octet as
+	 * tcp_sendmsg_locked() does for it (under the same socket lock).
+	 */
+	skb = tcp_write_queue_tail(sk);
+	if (eor && rv == len && skb)
+		TCP_SKB_CB(skb)->eor = 1;
+	return rv;
 }
 #else
 static inline int siw_tcp_send_page_locked(struct sock *sk, struct page *page,
 					   unsigned int offset, size_t len,
-					   bool more)
+					   bool more, bool eor)
 {
 	struct msghdr msg = {
 		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | MSG_SPLICE_PAGES,
@@ -59,6 +70,8 @@ static inline int siw_tcp_send_page_locked(struct sock *sk, struct page *page,
 
 	if (more)
 		msg.msg_flags |= MSG_MORE;
+	if (eor)
+		msg.msg_flags |= MSG_EOR;
 	bvec_set_page(&bv, page, len, offset);
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
 	return tcp_sendmsg_locked(sk, &msg, len);

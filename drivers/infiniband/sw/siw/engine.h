@@ -76,6 +76,18 @@ enum siw_tx_kind {
 	SIW_TX_RTR,		/* the MPA peer-to-peer ready-to-receive */
 };
 
+/*
+ * How TX sizes its FPDUs (tx.c: siw_tx_mulpdu()). RFC 5044 asks for one
+ * FPDU per TCP segment, and hardware RNICs take no more; larger ones go
+ * only to a peer that said it takes them, or as the fpdu_max parameter
+ * sets.
+ */
+enum siw_fpdu_size {
+	SIW_FPDU_SEGMENT,	/* one TCP segment (the current EMSS) */
+	SIW_FPDU_LARGE,		/* one GSO send: both sides offered it */
+	SIW_FPDU_FIXED,		/* fpdu_max octets, to any peer */
+};
+
 /* tx.flags */
 enum {
 	SIW_TX_PENDING,		/* there may be something to send */
@@ -92,7 +104,8 @@ struct siw_tx {
 	struct socket *sock;		/* NULL while detached */
 	bool crc;
 	u8 rtr;				/* initiator: RTR to send first */
-	u32 max_ulpdu;
+	enum siw_fpdu_size fpdu_size;
+	u32 mulpdu;			/* LARGE, FIXED: the ULPDU bound */
 
 	/* Message in progress; under mutex. */
 	enum siw_tx_kind kind;
@@ -194,6 +207,7 @@ struct siw_engine_params {
 	u16 ord;
 	u8 rtr_send;			/* initiator: SIW_MPA_RTR_* to send */
 	bool rtr_wait;			/* responder: hold TX until RTR */
+	bool large;			/* both offered FPDUs above a segment */
 };
 
 /* Per QP life (qp.c): allocate and free what the engine needs. */
@@ -210,6 +224,7 @@ void siw_tx_kick(struct siw_qp *qp);
 void siw_tx_schedule(struct siw_qp *qp);
 void siw_sq_recheck_later(struct siw_qp *qp);
 void siw_tx_write_space(struct siw_qp *qp, struct sock *sk);
+bool siw_tx_offers_large(void);
 void siw_tx_terminate(struct siw_qp *qp, const struct siw_term_code *tc,
 		      u16 hdrct, const u8 *opt, u32 opt_len);
 bool siw_tx_push_rresp(struct siw_qp *qp, const struct siw_rresp *rr,

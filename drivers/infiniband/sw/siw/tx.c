@@ -4,12 +4,12 @@
  *
  * One transmitter at a time holds tx.mutex. It picks, in this order, a
  * Terminate, the peer-to-peer RTR, an RDMA Read Response (the peer waits
- * for it), then the next SQE. A message goes out as FPDUs of up to
- * tx.max_ulpdu octets (about what TCP takes in one GSO send, not one MSS),
- * each gathered with kvecs straight from the registered memory: TCP copies
- * it once; the CRC, when on, is one more read of the same octets. Read
- * Responses go without that copy: TCP takes their pages by reference
- * (see siw_tx_push_zcopy()).
+ * for it), then the next SQE. A message goes out as FPDUs of one TCP
+ * segment each, as RFC 5044 asks and hardware peers need (or larger, see
+ * siw_tx_mulpdu()), each gathered with kvecs straight from the registered
+ * memory: TCP copies it once; the CRC, when on, is one more read of the
+ * same octets. Read Responses go without that copy: TCP takes their pages
+ * by reference (see siw_tx_push_zcopy()).
  *
  * The socket is non-blocking. When it is full, the transmitter leaves
  * with the FPDU half sent and sk_write_space brings it back in a work
@@ -45,6 +45,19 @@ MODULE_PARM_DESC(tx_zcopy,
 
 /* Below a page of payload a copy costs less than a page reference. */
 #define SIW_TX_ZCOPY_MIN	PAGE_SIZE
+
+static bool large_fpdu = true;
+module_param(large_fpdu, bool, 0644);
+MODULE_PARM_DESC(large_fpdu,
+		 "Offer FPDUs larger than one TCP segment (MPA flag 0x0800, as Linux siw's try_gso), and send such to a peer that offers them too (default: on)");
+
+static uint fpdu_max;
+module_param(fpdu_max, uint, 0644);
+MODULE_PARM_DESC(fpdu_max,
+		 "Send FPDUs of up to this many octets to every peer, whatever it offered (e.g. 16384 for a Chelsio T6 set to take them); 0: one TCP segment, or larger to a peer that offers it (default: 0)");
+
+/* Below this, an FPDU spans segments: a Read Response must carry data. */
+#define SIW_TX_MIN_MULPDU	128
 
 /*
  * High priority: a work item here is what a peer waits for (a Read
@@ -504,6 +517,22 @@ static void siw_tx_copy_payload(struct siw_tx *tx, u32 payload)
 	siw_tx_add_kvec(tx, tx->copy_buf, off);
 }
 
+/*
+ * The largest ULPDU of the next FPDU. In SEGMENT mode it follows the MSS
+ * TCP uses now (RFC 5044's EMSS: a path MTU change shows in the next
+ * FPDU), and each FPDU ends its skb (siw_tx_push()), so that TCP neither
+ * appends the next one to it nor splits it: one FPDU per segment.
+ */
+static u32 siw_tx_mulpdu(const struct siw_tx *tx)
+{
+	u32 emss;
+
+	if (tx->fpdu_size != SIW_FPDU_SEGMENT)
+		return tx->mulpdu;
+	emss = READ_ONCE(tcp_sk(tx->sock->sk)->mss_cache);
+	return max_t(u32, siw_mpa_mulpdu(emss), SIW_TX_MIN_MULPDU);
+}
+
 /* Frame the next FPDU of the message in progress. */
 static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 {
@@ -513,7 +542,7 @@ static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 	u32 payload, room, ulpdu, i, st;
 	int hlen;
 
-	room = siw_fpdu_max_payload(tx->max_ulpdu, h->opcode);
+	room = siw_fpdu_max_payload(siw_tx_mulpdu(tx), h->opcode);
 	if (h->opcode == SIW_RDMAP_TERMINATE || h->opcode == SIW_RDMAP_READ_REQ)
 		room = tx->len;
 	payload = min(tx->len - tx->done, room);
@@ -850,6 +879,17 @@ static bool siw_tx_start(struct siw_qp *qp)
  */
 
 /*
+ * Whether each FPDU ends its skb (MSG_EOR on its last octet): TCP then
+ * starts the next FPDU in a new skb, and with FPDUs of at most one
+ * segment no segment holds parts of two. Large FPDUs span segments
+ * anyway; they share skbs as TCP likes.
+ */
+static bool siw_tx_ends_skb(const struct siw_tx *tx)
+{
+	return tx->fpdu_size != SIW_FPDU_LARGE;
+}
+
+/*
  * Push the FPDU with its marked kvecs as page references. Safe for Read
  * Responses only: a responder learns that its memory may change again
  * only from the requester, once the Read completed there, so once the
@@ -867,7 +907,7 @@ static int siw_tx_push_zcopy(struct siw_tx *tx)
 	lock_sock(sk);
 	for (i = 0; i < tx->nr_kvec; i++) {
 		struct kvec piece = tx->kvec[i];
-		bool more;
+		bool more, eor;
 
 		if (skip >= piece.iov_len) {
 			skip -= piece.iov_len;
@@ -882,15 +922,17 @@ static int siw_tx_push_zcopy(struct siw_tx *tx)
 		 * kvec holds it: the trailer is empty without CRC and pad.
 		 */
 		more = !tx->fpdu_last || tx->fpdu_sent + len < tx->fpdu_len;
+		eor = siw_tx_ends_skb(tx) && tx->fpdu_sent + len == tx->fpdu_len;
 		if (test_bit(i, tx->zcopy)) {
 			rv = siw_tcp_send_page_locked(sk,
 						      virt_to_page(piece.iov_base),
 						      offset_in_page(piece.iov_base),
-						      len, more);
+						      len, more, eor);
 		} else {
 			struct msghdr msg = {
 				.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL |
-					     (more ? MSG_MORE : 0),
+					     (more ? MSG_MORE : 0) |
+					     (eor ? MSG_EOR : 0),
 			};
 
 			rv = kernel_sendmsg_locked(sk, &msg, &piece, 1, len);
@@ -917,6 +959,8 @@ static noinline int siw_tx_push(struct siw_qp *qp)
 		return siw_tx_push_zcopy(tx);
 	if (!tx->fpdu_last)
 		msg.msg_flags |= MSG_MORE;
+	if (siw_tx_ends_skb(tx))
+		msg.msg_flags |= MSG_EOR;
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, tx->kvec, tx->nr_kvec,
 		      tx->fpdu_len);
 	iov_iter_advance(&msg.msg_iter, tx->fpdu_sent);
@@ -1083,7 +1127,7 @@ void siw_tx_write_space(struct siw_qp *qp, struct sock *sk)
  * Attach, detach.
  */
 
-static u32 siw_tx_max_ulpdu(struct sock *sk)
+static u32 siw_tx_gso_mulpdu(struct sock *sk)
 {
 	u32 gso = READ_ONCE(sk->sk_gso_max_size);
 	u32 mss = tcp_sk(sk)->mss_cache;
@@ -1095,15 +1139,50 @@ static u32 siw_tx_max_ulpdu(struct sock *sk)
 	return clamp_t(u32, goal, 512, SIW_MPA_MAX_ULPDU) & ~3U;
 }
 
+bool siw_tx_offers_large(void)
+{
+	return READ_ONCE(large_fpdu);
+}
+
+/* How this connection's FPDUs are sized: see enum siw_fpdu_size. */
+static void siw_tx_size_fpdus(struct siw_tx *tx,
+			      const struct siw_engine_params *p)
+{
+	u32 fixed = READ_ONCE(fpdu_max);
+
+	if (fixed) {
+		tx->fpdu_size = SIW_FPDU_FIXED;
+		tx->mulpdu = max_t(u32, siw_mpa_mulpdu(fixed),
+				   SIW_TX_MIN_MULPDU);
+	} else if (p->large) {
+		tx->fpdu_size = SIW_FPDU_LARGE;
+		tx->mulpdu = siw_tx_gso_mulpdu(p->sock->sk);
+	} else {
+		tx->fpdu_size = SIW_FPDU_SEGMENT;
+		tx->mulpdu = 0;
+	}
+}
+
+static const char *siw_tx_fpdu_str(const struct siw_tx *tx)
+{
+	switch (tx->fpdu_size) {
+	case SIW_FPDU_LARGE:
+		return "large (both offered them)";
+	case SIW_FPDU_FIXED:
+		return "of fpdu_max octets";
+	default:
+		return "of one TCP segment";
+	}
+}
+
 int siw_engine_init(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
+	int err;
 
 	mutex_init(&tx->mutex);
 	INIT_WORK(&tx->work, siw_tx_work);
 	INIT_DELAYED_WORK(&tx->recheck, siw_tx_recheck);
-	int err;
-
 	spin_lock_init(&tx->term_lock);
 	err = siw_ring_alloc(&tx->sent, qp->sq.num, sizeof(struct siw_sent), 0,
 			     false);
@@ -1161,7 +1240,7 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	tx->ird = siw_ird_cap(p->ird);
 	tx->ord = siw_ord_cap(p->ord);
 	tx->rtr = p->rtr_send;
-	tx->max_ulpdu = siw_tx_max_ulpdu(p->sock->sk);
+	siw_tx_size_fpdus(tx, p);
 	tx->kind = SIW_TX_IDLE;
 	memset(tx->msn, 0, sizeof(tx->msn));
 	tx->fpdu_len = 0;
@@ -1182,8 +1261,8 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	siw_rx_reset(qp, p->crc);
 	WRITE_ONCE(tx->sock, p->sock);
 	mutex_unlock(&tx->mutex);
-	siw_qp_dbg(qp, "engine attached: CRC %s, IRD %u, ORD %u, ULPDU %u\n",
-		   p->crc ? "on" : "off", tx->ird, tx->ord, tx->max_ulpdu);
+	siw_qp_dbg(qp, "engine attached: CRC %s, IRD %u, ORD %u, FPDUs %s\n",
+		   p->crc ? "on" : "off", tx->ird, tx->ord, siw_tx_fpdu_str(tx));
 	return 0;
 }
 
