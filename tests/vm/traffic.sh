@@ -425,7 +425,9 @@ mpa_capture_stop() {
 }
 
 # mpa_seen PORT: the MPA frames of connections to server port PORT, one
-# line each in capture order: "req|rep rev=R crc=C reject=J". Reads the
+# line each in capture order: "req|rep rev=R crc=C large=L reject=J"
+# (large: no, offer (flag 0x08: takes FPDUs above one segment) or taken
+# (0x08 and 0x04: a reply that took the offer)). Reads the
 # classic pcap file that dumpcap -P writes (Ethernet, IPv4, TCP).
 mpa_seen() {
 	/usr/bin/python3 - "$MPA_PCAP" "$1" <<'PY'
@@ -453,13 +455,17 @@ while off + 16 <= len(data):
     if (kind == "Req" and dport != port) or (kind == "Rep" and sport != port):
         continue
     flags = pl[16]
-    print("%s rev=%d crc=%d reject=%d" % (kind.lower(), pl[17],
-          1 if flags & 0x40 else 0, 1 if flags & 0x20 else 0))
+    large = "no"
+    if flags & 0x08:
+        large = "taken" if flags & 0x04 else "offer"
+    print("%s rev=%d crc=%d large=%s reject=%d" % (kind.lower(), pl[17],
+          1 if flags & 0x40 else 0, large, 1 if flags & 0x20 else 0))
 PY
 }
 
 # mpa_expect PORT REQ REP: the first request and reply to PORT were
-# "rev=R crc=C" as given (reply "rev=R crc=C reject=1" for a refusal).
+# "rev=R crc=C [large=L]" as given (reply "rev=R crc=C reject=1" for a
+# refusal); the large flag is checked where REQ/REP name it.
 # dumpcap flushes its file in its own time: wait up to 10 s for both.
 mpa_expect() {
 	local port=$1 want_req=$2 want_rep=$3 seen req rep end=$((SECONDS + 10))
@@ -472,6 +478,9 @@ mpa_expect() {
 		nap 0.5
 	done
 	echo "   MPA to port $port: request ${req:-none}, reply ${rep:-none}"
+	# Checked only where the caller names it.
+	[[ $want_req == *large=* ]] || req=$(sed 's/ large=[a-z]*//' <<<"$req")
+	[[ $want_rep == *large=* ]] || rep=$(sed 's/ large=[a-z]*//' <<<"$rep")
 	[[ $req == "$want_req reject=0" ]] ||
 		{ echo "   expected request $want_req"; return 1; }
 	[[ $rep == "$want_rep" || $rep == "$want_rep reject=0" ]] ||
