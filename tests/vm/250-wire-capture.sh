@@ -16,12 +16,16 @@
 # find good. Run 1: 64 B pings (one FPDU per message); run 2: 30000 B
 # (messages larger than a TCP segment), with mpa_crc=2 on our siw, so
 # CRCs are checked too (Linux's siw 6.1 cannot be told to ask for CRC).
+# Run 2 also checks FPDU sizes: between two of our siw (both offer large
+# FPDUs) some are above one segment. Run 3
+# (our siw only) repeats run 2 with large_fpdu=0: every FPDU fits one TCP
+# segment (RFC 5044's MULPDU) and none is split over two frames.
 #
 # SIW_TEST_TYPE=linux_siw runs it on Linux's siw. The pcaps stay in the
 # job directory (build/vm/out/<test>/ under tests/run).
 #
-# 250-wire-capture.sh --decode PCAP [crc]: only decode and check PCAP
-# (works on the host too).
+# 250-wire-capture.sh --decode PCAP [crc] [segment|large MULPDU]: only
+# decode and check PCAP (works on the host too).
 . "$(dirname "$0")/lib.sh"
 
 TSHARK_IWARP=(--disable-heuristic rpcrdma_iwarp --disable-heuristic smb_direct_iwarp)
@@ -35,7 +39,9 @@ indent() { sed 's/^ */   | /'; }
 #   frame N SRC: FPDU len=L untagged|tagged last|more OPCODE [crc-good]
 #                (one line per frame with iWARP content; "; FPDU ..." per
 #                further FPDU, "MPA-request rev=R crc=C pd=P" for MPA)
-#   count frames|req|rep|fpdu|ddp|rdma|crc_good|crc_bad|max_ulpdu N
+#   count frames|req|rep|fpdu|ddp|rdma|crc_good|crc_bad|max_ulpdu|split|multi N
+#                (split: frames holding part of an FPDU that another
+#                frame completes; multi: frames holding more than one)
 #   op OPCODE N  (RDMAP opcode name, e.g. Read-Request, and its count)
 #   version V    (each DDP and RDMAP version seen)
 #   mpa rev=R crc=C markers=M pd=P  (per MPA request/reply, in order)
@@ -52,7 +58,10 @@ wire_decode() {
 	function flush() {
 		if (fr != "" && desc != "")
 			print "frame", fr, src ":" desc
+		if (nf > 1)
+			c["multi"]++
 		fr = desc = ""
+		nf = 0
 	}
 	/^<packet>/ { flush(); c["frames"]++; next }
 	/^<\/pdml>/ { flush(); pdml_done = 1; next }
@@ -68,6 +77,7 @@ wire_decode() {
 	/<field name="/ {
 		n = attr("name")
 		if (n == "frame.number") fr = attr("show")
+		else if (n == "tcp.reassembled_in") c["split"]++
 		else if (n == "ip.src") src = attr("show")
 		else if (n == "iwarp_mpa.req") { c["req"]++; desc = desc " MPA-request"; mpa = 1 }
 		else if (n == "iwarp_mpa.rep") { c["rep"]++; desc = desc " MPA-reply"; mpa = 1 }
@@ -79,7 +89,7 @@ wire_decode() {
 			desc = desc " rev=" rev " crc=" crc " pd=" attr("show")
 			mpa = 0
 		}
-		else if (n == "iwarp_mpa.fpdu") { c["fpdu"]++; desc = desc (desc == "" ? "" : ";") " FPDU" }
+		else if (n == "iwarp_mpa.fpdu") { c["fpdu"]++; nf++; desc = desc (desc == "" ? "" : ";") " FPDU" }
 		else if (n == "iwarp_mpa.ulpdulength") {
 			l = attr("show")
 			if (l + 0 > c["max_ulpdu"])
@@ -106,7 +116,7 @@ wire_decode() {
 		}
 	}
 	END {
-		split("frames req rep fpdu ddp rdma crc_good crc_bad max_ulpdu", k, " ")
+		split("frames req rep fpdu ddp rdma crc_good crc_bad max_ulpdu split multi", k, " ")
 		for (i = 1; i in k; i++)
 			print "count", k[i], c[k[i]] + 0
 		for (o in ops)
@@ -116,11 +126,17 @@ wire_decode() {
 	}'
 }
 
-# wire_decode_check PCAP [crc]: decode PCAP and apply the checks above;
-# "crc" demands a good CRC on every FPDU. Prints what was decoded.
+# wire_decode_check PCAP [crc] [segment|large MULPDU]: decode PCAP and
+# apply the checks above; "crc" demands a good CRC on every FPDU (pass ""
+# to skip it). "segment MULPDU": every FPDU's ULPDU is at most MULPDU (the
+# bound of one TCP segment), and each frame holds at most one FPDU and
+# no part of another; "large MULPDU": some ULPDU is larger (both sides
+# offered large FPDUs). A frame here is one skb of the sender (v-a is a
+# veth: no segmentation on the way), and TCP cuts a segment only from
+# one skb. Prints what was decoded.
 wire_decode_check() {
-	local pcap=$1 want_crc=${2:-} bad=0 d n_req n_rep n_fpdu n_ddp n_rdma good badcrc
-	local errors iwarp_warns ops op t0
+	local pcap=$1 want_crc=${2:-} size=${3:-} mulpdu=${4:-} bad=0 d n_req n_rep n_fpdu n_ddp n_rdma good badcrc
+	local errors iwarp_warns ops op t0 max split multi
 
 	t0=$SECONDS
 	d=$(wire_decode "$pcap")
@@ -135,9 +151,8 @@ wire_decode_check() {
 	awk '$1 == "mpa" { $1 = "   MPA request/reply:"; print }' <<<"$d"
 	ops=$(awk '$1 == "op" { print $2, "x" $3 }' <<<"$d" | sort | paste -sd, | sed 's/,/, /g')
 	echo "   decoded: $n_req MPA requests, $n_rep MPA replies, $n_fpdu FPDUs, $n_ddp DDP, $n_rdma RDMAP"
-	# Informational: RFC 5044 sizes FPDUs to fit one TCP segment (MULPDU
-	# from the EMSS, 1460 on these veths); not checked here.
-	echo "   largest ULPDU: $(cnt max_ulpdu) bytes"
+	max=$(cnt max_ulpdu) split=$(cnt split) multi=$(cnt multi)
+	echo "   largest ULPDU: $max bytes; frames holding part of a split FPDU: $split, more than one FPDU: $multi"
 	echo "   RDMAP opcodes: ${ops:-none}"
 	echo "   FPDU CRCs checked by tshark: $good good, $badcrc bad"
 
@@ -191,12 +206,20 @@ wire_decode_check() {
 		echo "   CRC expected on every FPDU: $good good CRCs for $n_fpdu FPDUs"
 		bad=1
 	fi
+	if [[ $size == segment ]] && ((max > mulpdu || split > 0 || multi > 0)); then
+		echo "   FPDUs of one TCP segment expected (ULPDU <= $mulpdu, one per frame): largest ULPDU $max; frames with part of a split FPDU: $split, with more than one: $multi"
+		bad=1
+	fi
+	if [[ $size == large ]] && ((max <= mulpdu)); then
+		echo "   large FPDUs expected (both sides offered them): largest ULPDU $max, not above one segment's $mulpdu"
+		bad=1
+	fi
 	return "$bad"
 }
 
 if [[ ${1:-} == --decode ]]; then
-	[[ -f ${2:-} ]] || fail "usage: $0 --decode PCAP [crc]"
-	wire_decode_check "$2" "${3:-}" || fail "$2: the decode shows problems"
+	[[ -f ${2:-} ]] || fail "usage: $0 --decode PCAP [crc] [segment|large MULPDU]"
+	wire_decode_check "$2" "${3:-}" "${4:-}" "${5:-}" || fail "$2: the decode shows problems"
 	echo PASS
 	exit 0
 fi
@@ -250,17 +273,34 @@ step "64 B pings: capture and decode"
 capture_rping small 64 3
 wire_decode_check "$wire_dir/small.pcapng" || fail "64 B run: the decode shows problems"
 
+# The largest ULPDU of an FPDU within one TCP segment of v-a (RFC 5044
+# MULPDU): the MTU less IPv4, TCP and timestamp option headers is the
+# EMSS; length field, ULPDU and pad fill its multiple of 4 but the CRC.
+mtu=$(on a cat /sys/class/net/v-a/mtu)
+emss=$((mtu - 20 - 20 - 12))
+seg_mulpdu=$(((emss & ~3) - 6))
+echo "   v-a: MTU $mtu, EMSS $emss, one segment's MULPDU $seg_mulpdu"
+
 step "30000 B pings: multi-segment messages"
-want_crc=
+want_crc= size=
 if [[ $SIW_TEST_TYPE == siw ]]; then
 	siw_param mpa_crc 2
-	want_crc=crc
+	want_crc=crc size=large
 else
 	echo "   $SIW_TEST_TYPE: no way to ask for CRC, not checked"
 fi
 capture_rping large 30000 2
-wire_decode_check "$wire_dir/large.pcapng" "$want_crc" ||
+wire_decode_check "$wire_dir/large.pcapng" "$want_crc" "$size" "$seg_mulpdu" ||
 	fail "30000 B run: the decode shows problems"
+
+if [[ $SIW_TEST_TYPE == siw ]]; then
+	step "30000 B pings, large_fpdu=0: FPDUs of one TCP segment"
+	siw_param large_fpdu N
+	capture_rping segment 30000 2
+	wire_decode_check "$wire_dir/segment.pcapng" crc segment "$seg_mulpdu" ||
+		fail "30000 B run, large_fpdu=0: the decode shows problems"
+	siw_param large_fpdu Y
+fi
 if [[ $want_crc == crc ]]; then
 	siw_param mpa_crc 1
 fi
