@@ -1,13 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# guest.sh [--only ours|linux] [--rounds N] [--quick]
+# guest.sh [--only ours|seg|linux] [--segment] [--rounds N] [--quick]
 #
 # Benchmark body, run inside one guest by tests/perf/run. Two hosts per
 # implementation, each pair joined by its own veth (two drivers with the
 # RDMA driver id of siw cannot share a netdev):
 #     ours:  oa 10.99.1.1 (ours_a) <-> ob 10.99.1.2 (ours_b), type siw
 #     linux: la 10.99.2.1 (linux_a) <-> lb 10.99.2.2 (linux_b), type linux_siw
+#     seg:   sa 10.99.3.1 (seg_a) <-> sb 10.99.3.2 (seg_b), type siw with
+#            large_fpdu=N: our siw as it sends to Linux's siw or to an
+#            RNIC, one FPDU per TCP segment (--segment adds it; ours then
+#            sends as it does to another of ours, large FPDUs)
 # Each round runs every test on our siw, then every test on Linux's (ours,
 # linux, ours, linux, ... in one boot), and only the RDMA links of the
 # implementation being measured exist while it runs: perftest's server
@@ -28,6 +32,7 @@ impls=(ours linux) rounds=3 quick=0
 while (($#)); do
 	case $1 in
 	--only) impls=("$2"); shift 2 ;;
+	--segment) impls=(ours seg linux); shift ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
 	# tools/testing/vm/run hands a script without arguments one empty one.
@@ -65,8 +70,8 @@ fi
 run_limit=300
 
 # Per implementation: link type, hosts, subnet, device names.
-declare -A ltype=([ours]=siw [linux]=linux_siw)
-declare -A subnet=([ours]=10.99.1 [linux]=10.99.2)
+declare -A ltype=([ours]=siw [linux]=linux_siw [seg]=siw)
+declare -A subnet=([ours]=10.99.1 [linux]=10.99.2 [seg]=10.99.3)
 host_of() { echo "${1:0:1}$2"; } # host_of linux a -> la
 
 failures=()
@@ -101,12 +106,17 @@ links_down() {
 	done
 }
 
-# activate IMPL: its links up, every other implementation's down.
+# activate IMPL: its links up, every other implementation's down; our
+# siw's FPDU sizing as IMPL wants it (read by each new connection).
 activate() {
 	local i
 	for i in "${impls[@]}"; do
 		[[ $i == "$1" ]] || links_down "$i"
 	done
+	case $1 in
+	ours) siw_param large_fpdu Y ;;
+	seg) siw_param large_fpdu N ;;
+	esac
 	links_up "$1"
 }
 
@@ -240,8 +250,11 @@ echo "perf: $rounds rounds in $((SECONDS - t0))s"
 step "teardown"
 cleanup
 trap - EXIT
+declare -A unloaded=()
 for impl in "${impls[@]}"; do
+	[[ -n ${unloaded[${ltype[$impl]}]:-} ]] && continue
 	link_type_unload "${ltype[$impl]}"
+	unloaded[${ltype[$impl]}]=1
 done
 
 if ((${#failures[@]})); then
