@@ -169,8 +169,8 @@ for rev in 2 1; do
 
 			# A server in a is bound to its address; a run that met
 			# Linux's accept race (above) is repeated.
-			bind= retry_if=linux_missed_fpdu
-			[[ $sh == a ]] && bind=$IP_A retry_if=
+			bind='' retry_if=linux_missed_fpdu
+			[[ $sh == a ]] && bind=$IP_A retry_if=''
 			for tool in ib_send_bw ib_write_bw ib_read_bw; do
 				cell || continue
 				step "$tool -s $size, $what (expect $OUTCOME)"

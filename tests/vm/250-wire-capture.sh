@@ -282,7 +282,7 @@ seg_mulpdu=$(((emss & ~3) - 6))
 echo "   v-a: MTU $mtu, EMSS $emss, one segment's MULPDU $seg_mulpdu"
 
 step "30000 B pings: multi-segment messages"
-want_crc= size=
+want_crc='' size=''
 if [[ $SIW_TEST_TYPE == siw ]]; then
 	siw_param mpa_crc 2
 	want_crc=crc size=large
