@@ -511,11 +511,12 @@ stall_snapshot() {
 	dmesg | tail -n 60
 }
 
-# wait_listen HOST PORT PID: wait (up to 30 s) until a TCP listener on PORT
-# exists in HOST: iWARP listens on a real TCP socket of the host. Fails at
-# once if the server PID exits first.
+# wait_listen HOST PORT PID: wait (up to 30 s, SLOW times that on the
+# debug kernel) until a TCP listener on PORT exists in HOST: iWARP listens
+# on a real TCP socket of the host. Fails at once if the server PID exits
+# first.
 wait_listen() {
-	local h=$1 port=$2 pid=$3 end=$((SECONDS + 30))
+	local h=$1 port=$2 pid=$3 end=$((SECONDS + 30 * SLOW))
 	until [[ -n $(on "$h" ss -Hltn "sport = :$port" 2>/dev/null) ]]; do
 		kill -0 "$pid" 2>/dev/null || return 1
 		((SECONDS < end)) || return 1

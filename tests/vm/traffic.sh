@@ -466,9 +466,10 @@ PY
 # mpa_expect PORT REQ REP: the first request and reply to PORT were
 # "rev=R crc=C [large=L]" as given (reply "rev=R crc=C reject=1" for a
 # refusal); the large flag is checked where REQ/REP name it.
-# dumpcap flushes its file in its own time: wait up to 10 s for both.
+# dumpcap flushes its file in its own time: wait up to 10 s (times SLOW)
+# for both.
 mpa_expect() {
-	local port=$1 want_req=$2 want_rep=$3 seen req rep end=$((SECONDS + 10))
+	local port=$1 want_req=$2 want_rep=$3 seen req rep end=$((SECONDS + 10 * SLOW))
 	while :; do
 		seen=$(mpa_seen "$port")
 		req=$(grep -m1 '^req ' <<<"$seen" | cut -d' ' -f2-) || true
@@ -514,10 +515,10 @@ res_settled() {
 	done
 }
 
-# wait_settled WHAT [DEV...]: within 20 s res_settled holds, else show
-# what is left and fail the test naming WHAT.
+# wait_settled WHAT [DEV...]: within 20 s (times SLOW) res_settled holds,
+# else show what is left and fail the test naming WHAT.
 wait_settled() {
-	local what=$1 end=$((SECONDS + 20)) h
+	local what=$1 end=$((SECONDS + 20 * SLOW)) h
 	shift
 	until res_settled "$@"; do
 		if ((SECONDS >= end)); then
@@ -526,7 +527,7 @@ wait_settled() {
 				on "$h" rdma res show qp | sed 's/^/   | /'
 				on "$h" rdma res show cm_id | sed 's/^/   | /'
 			done
-			fail "$what: QPs or rdma_cm IDs left after 20 s${1:+ on $*}"
+			fail "$what: QPs or rdma_cm IDs left after $((20 * SLOW)) s${1:+ on $*}"
 		fi
 		nap 0.2
 	done
