@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 420
-# cost: 90
+# cost: 130
 #
 # Our siw against the connection profiles of hardware iWARP RNICs, played
 # by tests/vm/tools/rnic_peer.py: an iWARP peer in plain Python over TCP,
 # its MPA, DDP, RDMAP, CRC32C and RTR written from the RFCs (not from our
 # proto/), so it can disagree with us. It runs in host A; our siw is in
-# host B. The application on both ends is rping's protocol, 3 pings of
+# host B. The application on both ends is rping's protocol, 2 pings of
 # 65000 octets, every octet checked on both sides:
 #   siw responder: rping -s -V on siw, the peer connects as rping client
 #     (it Sends its buffers' addresses; siw RDMA Reads from the peer and
@@ -29,14 +29,18 @@
 # 16 KiB FPDUs) must pass cxgb4's cap, and fpdu_max=16388 must be caught
 # by it: the peer's cap check can fail. Markers are not run: siw refuses
 # them (MPA rev 1/2 peers that require markers are refused, in words).
+# dumpcap records every profile run on v-a, and tshark's iWARP
+# dissectors, a third implementation, must decode it without an error
+# or a bad CRC (tests/vm/wire.sh, as in 250).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic.sh"
+. "$(dirname "$0")/wire.sh"
 
 [[ $SIW_TEST_TYPE == siw ]] || skip "tests our siw only (its parameters)"
 
 PY=/usr/bin/python3
 PEER=$(dirname "$(readlink -f "$0")")/tools/rnic_peer.py
-SIZE=65000 COUNT=3
+SIZE=65000 COUNT=2
 
 # siw_responder PROFILE [PEER-OPTION...]: rping -s on siw in B, the peer
 # in A connects as rping client. Returns the peer's exit status (the
@@ -86,6 +90,11 @@ verdict() { grep -E '^(PASS|FAIL)' "$1" | tail -n1; }
 siw_pair siw siw
 failed=()
 
+PCAP=$TLOG/profiles.pcapng
+on a dumpcap -i v-a -f tcp -w "$PCAP" >"$TLOG/dumpcap.log" 2>&1 &
+CAP_PID=$!
+wait_for 20 grep -q 'Capturing on' "$TLOG/dumpcap.log"
+
 for prof in cxgb4 cxgb4-write irdma t4 plain; do
 	step "$prof: siw responds (rping -s on siw, the peer initiates)"
 	siw_responder "$prof" || failed+=("$prof, siw responder")
@@ -98,6 +107,14 @@ for v in "cxgb4 N" "cxgb4 Y" "cxgb4-write Y" "irdma Y" "t4 N" "plain N"; do
 	siw_initiator "$prof" || failed+=("$prof, siw initiator, mpa_p2p=$p2p")
 done
 siw_param mpa_p2p N
+
+# The FIN exchange reaches the capture; a background job ignores SIGINT,
+# so dumpcap is stopped with SIGTERM (it still closes the file).
+sleep 1
+kill -TERM "$CAP_PID" 2>/dev/null || true
+wait "$CAP_PID" 2>/dev/null || true
+step "tshark decodes the capture of every profile run"
+wire_decode_check "$PCAP" || failed+=("tshark's decode of the profile runs")
 
 step "cxgb4 (T6 set to take 16 KiB FPDUs): siw with fpdu_max=16384"
 siw_param fpdu_max 16384
