@@ -49,12 +49,14 @@ static inline int siw_tcp_send_page_locked(struct sock *sk, struct page *page,
 	if (more)
 		flags |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
 	rv = tcp_sendpage_locked(sk, page, offset, len, flags);
+	if (!eor || rv != len)
+		return rv;
 	/*
 	 * sendpage has no MSG_EOR: mark the skb that took the last octet as
 	 * tcp_sendmsg_locked() does for it (under the same socket lock).
 	 */
 	skb = tcp_write_queue_tail(sk);
-	if (eor && rv == len && skb)
+	if (skb)
 		TCP_SKB_CB(skb)->eor = 1;
 	return rv;
 }
