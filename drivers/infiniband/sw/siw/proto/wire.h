@@ -99,8 +99,7 @@ struct siw_mpa_trailer {
 
 /*
  * Markers (RFC 5044 section 5): four octets every 512 octets of the TCP
- * stream, pointing back to the FPDU start. siw never asks for markers and
- * refuses a peer that does; the constants are here to recognise them.
+ * stream, pointing back to the FPDU start (marker.h has the rules).
  */
 #define SIW_MPA_MARKER_SPACING	512
 #define SIW_MPA_MARKER_SIZE	4
