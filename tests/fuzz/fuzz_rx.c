@@ -6,7 +6,8 @@
  *   octet 0	flags: bit 0 CRC on, bit 1 only RFC 5040 opcodes,
  *		bit 2 hand payload in through siw_rx_payload_done(),
  *		bit 3 the consumer fails the stream at header (flags >> 4)
- *   octet 1	n: number of chunk size octets that follow (0..63)
+ *   octet 1	bits 0-5 n: number of chunk size octets that follow (0..63),
+ *		bit 6 the stream carries MPA markers
  *   n octets	chunk sizes, used round robin (0 means 1, else the value)
  *   rest	the TCP byte stream
  *
@@ -55,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const u8 *chunks, *s;
 	size_t nchunks, len, pos = 0, ci = 0, steps = 0, nhdr = 0;
-	bool crc_on, via_done;
+	bool crc_on, via_done, markers;
 	struct siw_rx rx;
 	u8 flags;
 
@@ -63,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	flags = data[0];
 	nchunks = data[1] & 63;
+	markers = data[1] & 64;
 	if (size < 2 + nchunks)
 		return 0;
 	chunks = data + 2;
@@ -72,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	via_done = flags & 4;
 
 	siw_rx_init(&rx, crc_on);
+	siw_rx_set_markers(&rx, markers);
 	if (flags & 2)
 		siw_rx_set_opcodes(&rx, SIW_RX_OPS_RFC5040);
 
@@ -94,8 +97,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			give = len - pos;
 
 		switch (w.state) {
+		case SIW_RX_MARKER:
+			FUZZ_ASSERT(markers);
+			FUZZ_ASSERT(w.len >= 1 && w.len <= SIW_MPA_MARKER_SIZE);
+			/* fall through */
 		case SIW_RX_HDR:
-			FUZZ_ASSERT(w.len >= 1 && w.len <= SIW_FPDU_MAX_HDR);
+			FUZZ_ASSERT(w.state != SIW_RX_HDR ||
+				    (w.len >= 1 && w.len <= SIW_FPDU_MAX_HDR));
 			/* fall through */
 		case SIW_RX_TRAILER:
 			FUZZ_ASSERT(w.state != SIW_RX_TRAILER ||
@@ -135,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case SIW_RX_PAYLOAD:
 			FUZZ_ASSERT(w.len >= 1 && w.len <= SIW_MPA_MAX_ULPDU);
+			FUZZ_ASSERT(!markers || w.len <= SIW_MPA_MARKER_SPACING);
 			if (!give)
 				goto out;
 			if (give > w.len)
@@ -151,7 +160,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case SIW_RX_SEG_DONE:
 			FUZZ_ASSERT(!siw_rx_next(&rx));
-			FUZZ_ASSERT(siw_rx_want(&rx).state == SIW_RX_HDR);
+			FUZZ_ASSERT(siw_rx_want(&rx).state == SIW_RX_HDR ||
+				    (markers && siw_rx_want(&rx).state ==
+				     SIW_RX_MARKER));
 			break;
 		case SIW_RX_ERROR:
 			goto out;
@@ -178,6 +189,8 @@ out:
 		FUZZ_ASSERT(siw_rx_want(&rx).state == SIW_RX_ERROR);
 		if (!crc_on)
 			FUZZ_ASSERT(siw_rx_error(&rx) != SIW_RX_E_CRC);
+		if (!markers)
+			FUZZ_ASSERT(siw_rx_error(&rx) != SIW_RX_E_MARKER);
 	} else {
 		FUZZ_ASSERT(siw_rx_error(&rx) == SIW_RX_OK);
 	}

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "fpdu.h"
+#include "marker.h"
 #include "mpa.h"
 #include "crc32c.h"
 
@@ -94,6 +95,41 @@ static void rx_seeds(void)
 	put("fuzz_rx", buf, len);
 }
 
+/* Every opcode with MPA markers (input octet 1 bit 6), CRC on and off. */
+static void rx_marked_seeds(void)
+{
+	u8 clean[512], buf[8192];
+	unsigned int op, crc, round;
+
+	for (round = 0; round < 2; round++)
+		for (crc = 0; crc < 2; crc++) {
+			struct siw_mark_tx m = { 0 };
+			size_t len = 2;
+
+			buf[0] = crc;
+			buf[1] = 64;
+			for (op = 0; op < SIW_RDMAP_NUM_OPCODES; op++) {
+				const struct siw_op_info *oi = siw_op_info(op);
+				size_t n = fpdu(clean, op, oi->no_payload ? 0 :
+						round ? 200 : 9, false);
+				size_t at = len;
+				__le32 c;
+
+				if (n < SIW_MPA_CRC_SIZE)
+					continue;
+				len += siw_mark_begin(&m, buf + len);
+				len += siw_mark_copy(&m, buf + len, clean,
+						     n - 4);
+				len += siw_mark_flush(&m, buf + len);
+				c = cpu_to_le32(crc ? siw_crc32c(buf + at,
+								 len - at) : 0);
+				len += siw_mark_copy(&m, buf + len, &c,
+						     sizeof(c));
+			}
+			put("fuzz_rx", buf, len);
+		}
+}
+
 static void mpa_seeds(void)
 {
 	static const struct siw_mpa_policy pols[] = {
@@ -152,6 +188,7 @@ int main(int argc, char **argv)
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return perror(path), 1;
 	rx_seeds();
+	rx_marked_seeds();
 	mpa_seeds();
 	printf("gen_corpus: %d seeds in %s\n", nfiles, outdir);
 	return 0;

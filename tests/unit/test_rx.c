@@ -10,6 +10,7 @@
 #include "siw_test.h"
 #include "rx.h"
 #include "crc32c.h"
+#include "marker.h"
 #include "util.h"
 
 #define MAX_SEGS	512
@@ -81,6 +82,7 @@ static void drive(struct siw_rx *rx, size_t len, enum chunking mode,
 		switch (w.state) {
 		case SIW_RX_HDR:
 		case SIW_RX_TRAILER:
+		case SIW_RX_MARKER:
 			if (!w.len)
 				out.api_ok = false;
 			n = chunk(mode, &seed, len - pos);
@@ -804,6 +806,331 @@ static void api_misuse(void)
 	CHECK_EQ(siw_rx_term(&rx)->ecode, SIW_TERM_RDMAP_CATA_STREAM);
 }
 
+/* ---- MPA markers ---------------------------------------------------- */
+
+static u8 clean[STREAM_MAX];
+static u32 clean_end[MAX_SEGS];	/* each FPDU's end in clean[] */
+
+/*
+ * The oracle: RFC 5044 section 5 read octet by octet, apart from
+ * marker.c. A marker goes before every octet of an FPDU (length field to
+ * CRC) at a stream position that is a multiple of 512; the one before
+ * the length field points to it (0), the others back to it; the CRC
+ * covers all of the FPDU's octets before it, markers too.
+ */
+static size_t ref_mark(u8 *dst, u32 *pos, const u8 *fpdu, u32 len, bool crc)
+{
+	u32 body = len - 4, hdr = *pos, i, c;
+	size_t o = 0;
+
+	for (i = 0; i <= body; i++) {
+		if (*pos % 512 == 0) {
+			u32 ptr = i ? *pos - hdr : 0;
+
+			dst[o++] = 0;
+			dst[o++] = 0;
+			dst[o++] = (u8)(ptr >> 8);
+			dst[o++] = (u8)ptr;
+			*pos += 4;
+			if (!i)
+				hdr = *pos;
+		}
+		if (i == body)
+			break;
+		dst[o++] = fpdu[i];
+		(*pos)++;
+	}
+	c = crc ? ref_crc32c(dst, o) : 0;
+	dst[o++] = (u8)c;
+	dst[o++] = (u8)(c >> 8);
+	dst[o++] = (u8)(c >> 16);
+	dst[o++] = (u8)(c >> 24);
+	*pos += 4;
+	return o;
+}
+
+/* The same FPDU through marker.h, as the kernel's TX does it. */
+static size_t api_mark(u8 *dst, struct siw_mark_tx *m, const u8 *fpdu,
+		       u32 len, bool crc)
+{
+	size_t o = siw_mark_begin(m, dst);
+	__le32 c;
+
+	o += siw_mark_copy(m, dst + o, fpdu, len - 4);
+	o += siw_mark_flush(m, dst + o);
+	c = cpu_to_le32(crc ? siw_crc32c(dst, o) : 0);
+	o += siw_mark_copy(m, dst + o, &c, sizeof(c));
+	return o;
+}
+
+/*
+ * @nseg random FPDUs with payloads below @maxpl into clean[] (and sent[]):
+ * returns the clean stream's length.
+ */
+static size_t clean_stream(struct siw_iwarp_hdr *sent, u32 *plens, int nseg,
+			   u32 maxpl, const u8 *pl, uint64_t *seed)
+{
+	static const unsigned int ops[] = { SIW_RDMAP_SEND, SIW_RDMAP_WRITE,
+					    SIW_RDMAP_READ_RESP,
+					    SIW_RDMAP_READ_REQ,
+					    SIW_RDMAP_TERMINATE };
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < nseg; i++) {
+		unsigned int op = ops[rnd_below(seed, ARRAY_SIZE(ops))];
+		u32 plen = op == SIW_RDMAP_READ_REQ ? 0 :
+			   rnd_below(seed, op == SIW_RDMAP_TERMINATE ?
+				     SIW_TERM_MAX_OPT + 1 : maxpl);
+
+		random_hdr(&sent[i], op, seed, plen);
+		plens[i] = plen;
+		len += put_fpdu(clean + len, &sent[i], pl, plen, false);
+		clean_end[i] = len;
+	}
+	return len;
+}
+
+/* Mark clean[] FPDU by FPDU both ways; they must agree. Returns length. */
+static size_t mark_stream(int nseg, bool crc, bool *same)
+{
+	struct siw_mark_tx m = { 0 };
+	static u8 alt[STREAM_MAX];
+	size_t len = 0, alen = 0, start = 0;
+	u32 pos = 0;
+	int i;
+
+	*same = true;
+	for (i = 0; i < nseg; i++) {
+		u32 flen = clean_end[i] - start;
+		u32 p0 = pos;
+		size_t n = ref_mark(stream + len, &pos, clean + start, flen, crc);
+
+		if (siw_mark_wire_len(p0, flen) != n)
+			*same = false;
+		alen += api_mark(alt + alen, &m, clean + start, flen, crc);
+		len += n;
+		start = clean_end[i];
+	}
+	if (alen != len || memcmp(alt, stream, len) || m.pos != pos)
+		*same = false;
+	return len;
+}
+
+/*
+ * Random FPDU streams with markers: marker.h writes what the oracle
+ * writes, and the parser with markers on gives what it gives for the
+ * same stream without them, in every chunking.
+ */
+static void markers_roundtrip(void)
+{
+	static struct siw_iwarp_hdr sent[MAX_SEGS];
+	static u32 plens[MAX_SEGS];
+	static u8 pl[3000];
+	uint64_t seed = 512;
+	int round;
+
+	rnd_fill(&seed, pl, sizeof(pl));
+	for (round = 0; round < 6; round++) {
+		bool crc = !(round & 1), same;
+		int nseg = 200, i, bad = 0;
+		size_t len, want_pay = 0, off = 0;
+		struct siw_rx rx;
+
+		clean_stream(sent, plens, nseg, round < 2 ? 600 : 3000, pl,
+			     &seed);
+		len = mark_stream(nseg, crc, &same);
+		CHECK(same);
+		for (i = 0; i < nseg; i++)
+			if (sent[i].opcode != SIW_RDMAP_TERMINATE)
+				want_pay += plens[i];
+		siw_rx_init(&rx, crc);
+		siw_rx_set_markers(&rx, true);
+		drive(&rx, len, (enum chunking)(round % 3), seed + round);
+		CHECK_EQ(out.err, SIW_RX_OK);
+		CHECK_EQ(out.segs, nseg);
+		CHECK_EQ(out.consumed, len);
+		CHECK_EQ(out.paylen, want_pay);
+		CHECK(out.api_ok);
+		for (i = 0; i < nseg && i < out.segs; i++) {
+			if (!hdr_equal(&sent[i], &out.hdr[i], plens[i]))
+				bad++;
+			if (sent[i].opcode == SIW_RDMAP_TERMINATE)
+				continue;
+			if (memcmp(out.payload + off, pl, plens[i]))
+				bad++;
+			off += plens[i];
+		}
+		CHECK_EQ(bad, 0);
+	}
+}
+
+/* Known answers: positions, FPDUPTRs and RFC 5044's MULPDU. */
+static void markers_known(void)
+{
+	static const u32 emss[][2] = {
+		/* EMSS, EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS % 4) */
+		{ 1001, 986 }, { 1448, 1430 }, { 1460, 1442 },
+		{ 8948, 8870 }, { 512, 502 }, { 16384, 16250 },
+	};
+	struct siw_mark_tx m = { 0 };
+	u8 body[1096], out_buf[1200];
+	size_t i, o;
+
+	for (i = 0; i < ARRAY_SIZE(emss); i++) {
+		CHECK_EQ(siw_mark_mulpdu(emss[i][0]), emss[i][1]);
+		if (siw_mark_mulpdu(emss[i][0]) != emss[i][1])
+			siw_test_diag("EMSS %u", emss[i][0]);
+	}
+	CHECK_EQ(siw_mark_mulpdu(8), 0);
+
+	/* 1100 octets at position 0: markers at 0, 512 and 1024. */
+	memset(body, 0xab, sizeof(body));
+	CHECK_EQ(siw_mark_wire_len(0, 1100), 1112);
+	o = siw_mark_begin(&m, out_buf);
+	o += siw_mark_copy(&m, out_buf + o, body, sizeof(body));
+	o += siw_mark_flush(&m, out_buf + o);
+	CHECK_EQ(o, 1108);
+	CHECK_MEM(out_buf, "\0\0\0\0", 4);
+	CHECK_MEM(out_buf + 512, "\0\0\x01\xfc", 4);	/* 508 */
+	CHECK_MEM(out_buf + 1024, "\0\0\x03\xfc", 4);	/* 1020 */
+	CHECK_EQ(m.pos, 1108);
+
+	/* Ending right at 1536 - 4: the marker before the CRC is its. */
+	m.pos = 1024 + 100;
+	CHECK_EQ(siw_mark_begin(&m, out_buf), 0);
+	o = siw_mark_copy(&m, out_buf, body, 412);
+	CHECK_EQ(siw_mark_flush(&m, out_buf + o), 4);
+	CHECK_MEM(out_buf + o, "\0\0\x01\x9c", 4);	/* 412 */
+	/* Wrapping positions are still multiples of 512 apart. */
+	CHECK_EQ(siw_mark_wire_len(0xfffffffcU, 8), 12);
+	CHECK(siw_mark_due(0));
+	CHECK(!siw_mark_due(4));
+	CHECK_EQ(siw_mark_room(0xfffffffcU), 4);
+
+	CHECK(siw_mark_ok((const u8 *)"\0\0\x01\xfc", 508));
+	CHECK(siw_mark_ok((const u8 *)"\0\0\x01\xff", 508));
+	CHECK(!siw_mark_ok((const u8 *)"\0\x01\x01\xfc", 508));
+	CHECK(!siw_mark_ok((const u8 *)"\0\0\x02\x00", 508));
+}
+
+/* Re-mark clean[] (one FPDU per entry) and drive it with markers on. */
+static void drive_marked(size_t len, bool crc, enum chunking mode)
+{
+	struct siw_rx rx;
+
+	siw_rx_init(&rx, crc);
+	siw_rx_set_markers(&rx, true);
+	drive(&rx, len, mode, 5);
+}
+
+/* A peer's marker that does not say what the stream says. */
+static void markers_hostile(void)
+{
+	struct siw_iwarp_hdr h = { .opcode = SIW_RDMAP_WRITE, .stag = 7 };
+	static u8 pl[1500];
+	uint64_t seed = 3;
+	size_t len, at, i;
+	bool same;
+
+	rnd_fill(&seed, pl, sizeof(pl));
+	len = put_fpdu(clean, &h, pl, 1200, false);
+	clean_end[0] = len;
+	len += put_fpdu(clean + len, &h, pl, 300, false);
+	clean_end[1] = len;
+
+	for (i = 0; i < 2; i++) {
+		bool crc = i;
+
+		len = mark_stream(2, crc, &same);
+		CHECK(same);
+		drive_marked(len, crc, RANDOM);
+		CHECK_EQ(out.err, SIW_RX_OK);
+		CHECK_EQ(out.segs, 2);
+
+		/* An inner FPDUPTR one word off. */
+		stream[512 + 3] += 4;
+		drive_marked(len, crc, BYTEWISE);
+		CHECK_EQ(out.err, SIW_RX_E_MARKER);
+		CHECK_EQ(out.term.layer, SIW_TERM_LAYER_LLP);
+		CHECK_EQ(out.term.etype, SIW_TERM_LLP_MPA);
+		CHECK_EQ(out.term.ecode, SIW_TERM_LLP_MARKER_LEN);
+		CHECK_EQ(out.consumed, 515);	/* the marker's last octet */
+		stream[512 + 3] -= 4;
+
+		/* The two low bits of FPDUPTR are ignored, but CRC'd. */
+		stream[512 + 3] |= 1;
+		drive_marked(len, crc, WHOLE);
+		CHECK_EQ(out.err, crc ? SIW_RX_E_CRC : SIW_RX_OK);
+		stream[512 + 3] &= ~1;
+
+		/* Reserved bits of the lead marker. */
+		stream[0] = 0x80;
+		drive_marked(len, crc, RANDOM);
+		CHECK_EQ(out.err, SIW_RX_E_MARKER);
+		CHECK_EQ(out.segs, 0);
+		stream[0] = 0;
+
+		/* A lead marker pointing anywhere but at its FPDU. */
+		stream[3] = 4;
+		drive_marked(len, crc, WHOLE);
+		CHECK_EQ(out.err, SIW_RX_E_MARKER);
+		stream[3] = 0;
+	}
+
+	/* Markers the other way: a lead marker left out of the CRC. */
+	len = mark_stream(2, true, &same);
+	at = clean_end[0] + 4 * 3;	/* first FPDU: markers at 0, 512, 1024 */
+	{
+		u32 c = ref_crc32c(stream + 4, at - 4 - 4);
+
+		stream[at - 4] = (u8)c;
+		stream[at - 3] = (u8)(c >> 8);
+		stream[at - 2] = (u8)(c >> 16);
+		stream[at - 1] = (u8)(c >> 24);
+	}
+	drive_marked(len, true, RANDOM);
+	CHECK_EQ(out.err, SIW_RX_E_CRC);
+	CHECK_EQ(out.segs, 0);
+
+	/* A stream without markers to a parser that expects them. */
+	memcpy(stream, clean, clean_end[1]);
+	drive_marked(clean_end[1], false, WHOLE);
+	CHECK_EQ(out.err, SIW_RX_E_MARKER);
+}
+
+/* Payload may not be handed in across a marker. */
+static void markers_api(void)
+{
+	struct siw_iwarp_hdr h = { .opcode = SIW_RDMAP_WRITE };
+	static u8 pl[600];
+	struct siw_rx rx;
+	struct siw_rx_want w;
+	size_t len;
+	bool same;
+
+	len = put_fpdu(clean, &h, pl, 600, false);
+	clean_end[0] = len;
+	len = mark_stream(1, false, &same);
+	siw_rx_init(&rx, false);
+	siw_rx_set_markers(&rx, true);
+	w = siw_rx_want(&rx);
+	CHECK_EQ(w.state, SIW_RX_MARKER);
+	CHECK_EQ(w.len, 4);
+	CHECK_EQ(siw_rx_feed_hdr(&rx, stream, 3), 3);
+	CHECK_EQ(siw_rx_want(&rx).len, 1);
+	CHECK_EQ(siw_rx_feed_hdr(&rx, stream + 3, 100), 1);
+	CHECK_EQ(siw_rx_want(&rx).state, SIW_RX_HDR);
+	CHECK_EQ(siw_rx_feed_hdr(&rx, stream + 4, 100), 16);
+	CHECK_EQ(siw_rx_next(&rx), 0);
+	w = siw_rx_want(&rx);
+	CHECK_EQ(w.state, SIW_RX_PAYLOAD);
+	CHECK_EQ(w.len, 512 - 20);	/* up to the marker at 512 */
+	CHECK_EQ(siw_rx_payload(&rx, stream + 20, w.len + 1), -1);
+	CHECK_EQ(siw_rx_error(&rx), SIW_RX_E_MISUSE);
+	(void)len;
+}
+
 static void err_strings(void)
 {
 	int e;
@@ -826,6 +1153,10 @@ int main(void)
 	RUN(sticky_errors);
 	RUN(caller_errors);
 	RUN(api_misuse);
+	RUN(markers_known);
+	RUN(markers_roundtrip);
+	RUN(markers_hostile);
+	RUN(markers_api);
 	RUN(err_strings);
 	return siw_test_done();
 }

@@ -8,6 +8,7 @@
  */
 #include "rx.h"
 #include "crc32c.h"
+#include "marker.h"
 
 /* Octets that identify a segment: MPA length, DDP and RDMAP control. */
 #define RX_LEAD_LEN	4
@@ -33,6 +34,7 @@ static const char * const rx_err_names[SIW_RX_NUM_ERRS] = {
 	[SIW_RX_E_READ_WRAP] = "RDMA Read Request tagged offset plus size exceeds 2^64",
 	[SIW_RX_E_ATOMIC_OP] = "unknown atomic operation",
 	[SIW_RX_E_CRC] = "MPA CRC mismatch",
+	[SIW_RX_E_MARKER] = "MPA marker does not point to its FPDU",
 	[SIW_RX_E_CALLER] = "error reported by the consumer",
 	[SIW_RX_E_MISUSE] = "parser API used in the wrong state",
 };
@@ -65,6 +67,7 @@ static int rx_error(struct siw_rx *rx, enum siw_rx_err err)
 
 	switch (err) {
 	case SIW_RX_E_ULPDU_LEN:
+	case SIW_RX_E_MARKER:
 		rx->term = SIW_TERM(LLP, LLP_MPA, LLP_MARKER_LEN);
 		break;
 	case SIW_RX_E_DDP_VERSION:
@@ -122,6 +125,7 @@ static void rx_start_segment(struct siw_rx *rx)
 	rx->trl_have = 0;
 	rx->payload_left = 0;
 	rx->trailer_len = 0;
+	rx->hdr_pos = rx->pos;
 	memset(&rx->hdr, 0, sizeof(rx->hdr));
 }
 
@@ -133,6 +137,33 @@ void siw_rx_init(struct siw_rx *rx, bool crc_enabled)
 	rx_start_segment(rx);
 }
 
+void siw_rx_set_markers(struct siw_rx *rx, bool on)
+{
+	rx->markers = on;
+}
+
+/* A marker is due, or one is half read, before the next stream octet. */
+static bool rx_at_marker(const struct siw_rx *rx)
+{
+	if (!rx->markers)
+		return false;
+	if (rx->state != SIW_RX_HDR && rx->state != SIW_RX_PAYLOAD &&
+	    rx->state != SIW_RX_TRAILER)
+		return false;
+	return rx->mk_have || siw_mark_due(rx->pos);
+}
+
+/* At most @len octets up to the next marker. */
+static u32 rx_clip(const struct siw_rx *rx, u32 len)
+{
+	u32 room;
+
+	if (!rx->markers)
+		return len;
+	room = siw_mark_room(rx->pos);
+	return len < room ? len : room;
+}
+
 void siw_rx_set_opcodes(struct siw_rx *rx, u16 mask)
 {
 	rx->opmask = mask & SIW_RX_OPS_ALL;
@@ -142,6 +173,11 @@ struct siw_rx_want siw_rx_want(const struct siw_rx *rx)
 {
 	struct siw_rx_want w = { .state = rx->state, .len = 0 };
 
+	if (rx_at_marker(rx)) {
+		w.state = SIW_RX_MARKER;
+		w.len = SIW_MPA_MARKER_SIZE - rx->mk_have;
+		return w;
+	}
 	switch (rx->state) {
 	case SIW_RX_HDR:
 		w.len = rx->hdr_len - rx->have;
@@ -155,6 +191,7 @@ struct siw_rx_want siw_rx_want(const struct siw_rx *rx)
 	default:
 		break;
 	}
+	w.len = rx_clip(rx, w.len);
 	return w;
 }
 
@@ -331,8 +368,6 @@ static int rx_parse_hdr(struct siw_rx *rx)
 			return rx_error(rx, SIW_RX_E_ATOMIC_OP);
 	}
 
-	if (rx->crc_on)
-		rx->crc = siw_crc32c_update(rx->crc, rx->raw, rx->hdr_len);
 	rx->payload_left = h->payload_len;
 	rx->trailer_len = siw_fpdu_trailer_len(h->ulpdu_len);
 	rx->state = SIW_RX_HDR_DONE;
@@ -346,9 +381,8 @@ static int rx_check_trailer(struct siw_rx *rx)
 	u32 crc;
 
 	if (rx->crc_on) {
-		/* Pad octets are covered by the CRC but not checked. */
-		crc = siw_crc32c_final(siw_crc32c_update(rx->crc, rx->trailer,
-							 pad));
+		/* Pad octets (and a marker after them) are in rx->crc. */
+		crc = siw_crc32c_final(rx->crc);
 		memcpy(&t, rx->trailer + pad, sizeof(t));
 		if (le32_to_cpu(t.crc) != crc)
 			return rx_error(rx, SIW_RX_E_CRC);
@@ -357,30 +391,76 @@ static int rx_check_trailer(struct siw_rx *rx)
 	return 0;
 }
 
+/*
+ * Marker octets. The one before an FPDU's length field points to that
+ * field (0), any other back to the length field of the FPDU around it.
+ */
+static int rx_feed_marker(struct siw_rx *rx, const u8 *src, u32 len)
+{
+	u32 n = SIW_MPA_MARKER_SIZE - rx->mk_have, at;
+
+	if (n > len)
+		n = len;
+	memcpy(rx->mk + rx->mk_have, src, n);
+	if (rx->crc_on)
+		rx->crc = siw_crc32c_update(rx->crc, src, n);
+	rx->mk_have += n;
+	rx->pos += n;
+	if (rx->mk_have < SIW_MPA_MARKER_SIZE)
+		return n;
+	rx->mk_have = 0;
+	at = rx->pos - SIW_MPA_MARKER_SIZE;
+	if (rx->state == SIW_RX_HDR && !rx->have) {
+		rx->hdr_pos = rx->pos;
+		if (!siw_mark_ok(rx->mk, 0))
+			return rx_error(rx, SIW_RX_E_MARKER);
+	} else if (!siw_mark_ok(rx->mk, at - rx->hdr_pos)) {
+		return rx_error(rx, SIW_RX_E_MARKER);
+	}
+	return n;
+}
+
+static int rx_feed_trailer(struct siw_rx *rx, const u8 *src, u32 len)
+{
+	u32 pad = rx->trailer_len - SIW_MPA_CRC_SIZE;
+	u32 n = rx_clip(rx, rx->trailer_len - rx->trl_have);
+
+	if (n > len)
+		n = len;
+	/* Pad octets go into the CRC as they come, before any marker. */
+	if (rx->crc_on && rx->trl_have < pad)
+		rx->crc = siw_crc32c_update(rx->crc, src,
+					    n < pad - rx->trl_have ?
+					    n : pad - rx->trl_have);
+	memcpy(rx->trailer + rx->trl_have, src, n);
+	rx->trl_have += n;
+	rx->pos += n;
+	if (rx->trl_have == rx->trailer_len && rx_check_trailer(rx))
+		return -1;
+	return n;
+}
+
 int siw_rx_feed_hdr(struct siw_rx *rx, const void *buf, u32 len)
 {
 	const u8 *src = buf;
 	u32 done = 0, n;
 
-	if (rx->state == SIW_RX_TRAILER) {
-		n = rx->trailer_len - rx->trl_have;
-		if (n > len)
-			n = len;
-		memcpy(rx->trailer + rx->trl_have, src, n);
-		rx->trl_have += n;
-		if (rx->trl_have == rx->trailer_len && rx_check_trailer(rx))
-			return -1;
-		return n;
-	}
+	if (rx_at_marker(rx))
+		return rx_feed_marker(rx, src, len);
+	if (rx->state == SIW_RX_TRAILER)
+		return rx_feed_trailer(rx, src, len);
 	if (rx->state != SIW_RX_HDR)
 		return rx_error(rx, SIW_RX_E_MISUSE);
 
-	while (done < len) {
-		n = rx->hdr_len - rx->have;
+	while (done < len && !rx_at_marker(rx)) {
+		n = rx_clip(rx, rx->hdr_len - rx->have);
 		if (n > len - done)
 			n = len - done;
 		memcpy(rx->raw + rx->have, src + done, n);
+		if (rx->crc_on)
+			rx->crc = siw_crc32c_update(rx->crc, src + done, n);
 		rx->have += n;
+		rx->pos += n;
 		done += n;
 
 		if (rx->have < rx->hdr_len)
@@ -414,12 +494,14 @@ int siw_rx_next(struct siw_rx *rx)
 
 int siw_rx_payload_done(struct siw_rx *rx, u32 n, u32 crc_state)
 {
-	if (rx->state != SIW_RX_PAYLOAD || n > rx->payload_left)
+	if (rx->state != SIW_RX_PAYLOAD || n > rx->payload_left ||
+	    n > rx_clip(rx, n) || (n && rx_at_marker(rx)))
 		return rx_error(rx, SIW_RX_E_MISUSE);
 
 	if (rx->crc_on)
 		rx->crc = crc_state;
 	rx->payload_left -= n;
+	rx->pos += n;
 	if (!rx->payload_left)
 		rx->state = SIW_RX_TRAILER;
 	return 0;
@@ -429,7 +511,8 @@ int siw_rx_payload(struct siw_rx *rx, const void *buf, u32 n)
 {
 	u32 crc = rx->crc;
 
-	if (rx->state != SIW_RX_PAYLOAD || n > rx->payload_left)
+	if (rx->state != SIW_RX_PAYLOAD || n > rx->payload_left ||
+	    n > rx_clip(rx, n) || (n && rx_at_marker(rx)))
 		return rx_error(rx, SIW_RX_E_MISUSE);
 	if (rx->crc_on)
 		crc = siw_crc32c_update(crc, buf, n);

@@ -16,6 +16,7 @@
  *		switch (w.state) {
  *		case SIW_RX_HDR:
  *		case SIW_RX_TRAILER:
+ *		case SIW_RX_MARKER:
  *			// give up to w.len octets (fewer is fine)
  *			n = siw_rx_feed_hdr(rx, p, min(avail, w.len));
  *			break;
@@ -38,6 +39,11 @@
  *		}
  *	}
  *
+ * With markers on (siw_rx_set_markers()), the parser strips them: state
+ * MARKER asks for a marker's octets wherever one is due, and HDR, PAYLOAD
+ * and TRAILER never ask past the next one. Markers are checked and go
+ * into the FPDU's CRC.
+ *
  * Guarantees: siw_rx_feed_hdr() never consumes more than it is given nor a
  * single payload octet; a call with len <= siw_rx_want().len consumes all
  * of it unless it fails; each call either consumes an octet or changes the
@@ -55,6 +61,7 @@ enum siw_rx_state {
 	SIW_RX_HDR_DONE,	/* header parsed: inspect, then siw_rx_next() */
 	SIW_RX_PAYLOAD,		/* caller places payload octets */
 	SIW_RX_TRAILER,		/* feed pad and CRC octets */
+	SIW_RX_MARKER,		/* feed the octets of an MPA marker */
 	SIW_RX_SEG_DONE,	/* segment complete: siw_rx_next() */
 	SIW_RX_ERROR,		/* sticky */
 };
@@ -75,6 +82,7 @@ enum siw_rx_err {
 	SIW_RX_E_READ_WRAP,	/* Read Request TO + size beyond 2^64 */
 	SIW_RX_E_ATOMIC_OP,	/* unknown atomic operation */
 	SIW_RX_E_CRC,
+	SIW_RX_E_MARKER,	/* marker not pointing to its FPDU */
 	SIW_RX_E_CALLER,	/* siw_rx_fail() */
 	SIW_RX_E_MISUSE,	/* API called in the wrong state */
 	SIW_RX_NUM_ERRS
@@ -103,6 +111,11 @@ struct siw_rx {
 	u32 trl_have;		/* pad and CRC octets so far */
 	u32 payload_left;
 	u32 trailer_len;
+	bool markers;		/* the stream carries MPA markers */
+	u32 pos;		/* stream octets consumed, markers too */
+	u32 hdr_pos;		/* stream position of this FPDU's length */
+	u32 mk_have;		/* octets of the current marker so far */
+	u8 mk[SIW_MPA_MARKER_SIZE];
 	u8 raw[SIW_FPDU_MAX_HDR];
 	u8 trailer[SIW_FPDU_MAX_TRAILER];
 	struct siw_iwarp_hdr hdr;
@@ -113,11 +126,18 @@ void siw_rx_init(struct siw_rx *rx, bool crc_enabled);
 /* Accept only the opcodes whose bit is set (default SIW_RX_OPS_ALL). */
 void siw_rx_set_opcodes(struct siw_rx *rx, u16 mask);
 
+/*
+ * The peer puts MPA markers into the stream (we set M). Call before the
+ * first octet: positions count from there.
+ */
+void siw_rx_set_markers(struct siw_rx *rx, bool on);
+
 struct siw_rx_want siw_rx_want(const struct siw_rx *rx);
 
 /*
- * Feed header octets (state HDR) or pad/CRC octets (state TRAILER).
- * Returns the octets consumed, or -1 once the parser is in state ERROR.
+ * Feed header octets (state HDR), pad/CRC octets (state TRAILER) or
+ * marker octets (state MARKER). Returns the octets consumed, or -1 once
+ * the parser is in state ERROR.
  */
 int siw_rx_feed_hdr(struct siw_rx *rx, const void *buf, u32 len);
 
