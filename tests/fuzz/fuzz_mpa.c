@@ -5,7 +5,7 @@
  * Input layout:
  *   octet 0	local policy: bit 0 rev 2 (else 1), bits 1-2 CRC policy,
  *		bit 3 peer-to-peer, bits 4-6 RTR types
- *   octet 1	local IRD, octet 2 local ORD
+ *   octet 1	local IRD, octet 2 bits 0-6 local ORD, bit 7 markers wanted
  *   rest	a frame, parsed both as a request and as a reply
  *
  * A request that the responder accepts must give a reply that parses
@@ -60,7 +60,9 @@ static void responder(const struct siw_mpa_policy *pol, const u8 *frame,
 		FUZZ_ASSERT(n > 0);
 		return;
 	}
-	FUZZ_ASSERT(!req->markers);
+	/* Markers go to whoever set M, each direction on its own. */
+	FUZZ_ASSERT(res.markers_tx == req->markers);
+	FUZZ_ASSERT(res.markers_rx == pol->markers);
 	FUZZ_ASSERT(!req->crc || res.crc);
 	FUZZ_ASSERT(!(pol->crc == SIW_MPA_CRC_NEVER && req->crc));
 	FUZZ_ASSERT(res.rev <= req->rev && res.rev >= 1 && res.rev <= 2);
@@ -84,6 +86,7 @@ static void responder(const struct siw_mpa_policy *pol, const u8 *frame,
 	FUZZ_ASSERT(!back.reject && back.crc == res.crc &&
 		    back.rev == res.rev && back.v2 == res.v2);
 	FUZZ_ASSERT(back.large == res.large && back.large_taken == res.large);
+	FUZZ_ASSERT(back.markers == pol->markers);
 
 	/* The initiator that sent @req accepts the reply. */
 	ipol.crc = SIW_MPA_CRC_PEER;
@@ -92,6 +95,8 @@ static void responder(const struct siw_mpa_policy *pol, const u8 *frame,
 	FUZZ_ASSERT(ires.crc == res.crc && ires.rev == res.rev &&
 		    ires.v2 == res.v2 && ires.p2p == res.p2p &&
 		    ires.rtr == res.rtr && ires.large == res.large);
+	FUZZ_ASSERT(ires.markers_tx == res.markers_rx &&
+		    ires.markers_rx == res.markers_tx);
 	if (ires.v2)
 		FUZZ_ASSERT(ires.ord <= res.ird && res.ord <= ires.ird);
 }
@@ -111,7 +116,10 @@ static void initiator(const struct siw_mpa_policy *pol,
 			    (res.reason != SIW_MPA_E_REJECTED));
 		return;
 	}
-	FUZZ_ASSERT(!rep->reject && !rep->markers);
+	FUZZ_ASSERT(!rep->reject);
+	FUZZ_ASSERT(req.markers == pol->markers);
+	FUZZ_ASSERT(res.markers_tx == rep->markers &&
+		    res.markers_rx == pol->markers);
 	FUZZ_ASSERT(res.rev >= 1 && res.rev <= req.rev);
 	FUZZ_ASSERT(!req.crc || res.crc);
 	FUZZ_ASSERT(!(res.crc && pol->crc == SIW_MPA_CRC_NEVER));
@@ -148,7 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pol.rtr = (data[0] >> 4) & SIW_MPA_RTR_ALL;
 	pol.large = data[0] & 0x80;
 	pol.ird = data[1];
-	pol.ord = data[2];
+	pol.ord = data[2] & 0x7f;
+	pol.markers = data[2] & 0x80;
 	frame = data + 3;
 	len = size - 3;
 

@@ -279,23 +279,38 @@ static struct siw_mpa_info req_of(u8 rev, bool crc, bool markers)
 	return req;
 }
 
+/*
+ * M is per direction: a request with M gets markers from us, a policy
+ * with markers sets M in our reply, and neither refuses the other.
+ */
 static void resp_markers(void)
 {
-	struct siw_mpa_info req = req_of(1, false, true), rep, back;
+	static const struct {
+		bool req_m, pol_m;
+	} rows[] = { { false, false }, { true, false }, { false, true },
+		     { true, true } };
+	struct siw_mpa_info req, rep, back;
 	struct siw_mpa_result res;
 	u8 buf[SIW_MPA_MAX_FRAME];
+	size_t i;
 
-	siw_mpa_negotiate_req(&pol_v2, &req, &res);
-	CHECK_EQ(res.reason, SIW_MPA_E_MARKERS);
-	CHECK_STR(siw_mpa_reason_str(res.reason),
-		  "peer requires MPA markers, which siw does not support");
-	CHECK(siw_mpa_reason_reply(res.reason));
-	/* The rejecting reply: R set, M clear, revision of the request. */
-	siw_mpa_reply_info(&pol_v2, &res, false, &rep);
-	CHECK(roundtrip(&rep, NULL, 0, &back, buf) > 0);
-	CHECK(back.reject && !back.markers && back.reply);
-	CHECK_EQ(back.rev, 1);
-	CHECK_EQ(buf[16], SIW_MPA_F_REJECT);
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct siw_mpa_policy pol = pol_v2;
+
+		pol.markers = rows[i].pol_m;
+		req = req_of(1, false, rows[i].req_m);
+		siw_mpa_negotiate_req(&pol, &req, &res);
+		CHECK_EQ(res.reason, SIW_MPA_OK);
+		CHECK_EQ(res.markers_tx, rows[i].req_m);
+		CHECK_EQ(res.markers_rx, rows[i].pol_m);
+		siw_mpa_reply_info(&pol, &res, false, &rep);
+		CHECK(roundtrip(&rep, NULL, 0, &back, buf) > 0);
+		CHECK(!back.reject && back.reply);
+		CHECK_EQ(back.markers, rows[i].pol_m);
+		CHECK_EQ(buf[16] & SIW_MPA_F_MARKERS,
+			 rows[i].pol_m ? SIW_MPA_F_MARKERS : 0);
+		CHECK_EQ(back.rev, 1);
+	}
 }
 
 static void resp_crc_matrix(void)
@@ -485,13 +500,24 @@ static void init_reject_markers_rev(void)
 	CHECK_STR(siw_mpa_reason_str(res.reason),
 		  "peer rejected the connection");
 
+	/* A reply with M: we send markers; our request's M: we get them. */
 	rep.reject = false;
+	rep.rev = 1;
 	rep.markers = true;
-	init_check(&pol_v2, &rep, SIW_MPA_E_MARKERS, &res);
-	CHECK(siw_mpa_reason_term(res.reason, &tc));
-	CHECK_EQ(tc.layer, SIW_TERM_LAYER_LLP);
-	CHECK_EQ(tc.etype, SIW_TERM_LLP_MPA);
-	CHECK_EQ(tc.ecode, SIW_TERM_LLP_INVALID_RR);
+	init_check(&pol_v2, &rep, SIW_MPA_OK, &res);
+	CHECK(res.markers_tx && !res.markers_rx);
+	{
+		struct siw_mpa_policy polm = pol_v2;
+		struct siw_mpa_info req;
+
+		polm.markers = true;
+		siw_mpa_request_info(&polm, &req);
+		CHECK(req.markers);
+		rep.markers = false;
+		init_check(&polm, &rep, SIW_MPA_OK, &res);
+		CHECK(!res.markers_tx && res.markers_rx);
+	}
+	rep.rev = 2;
 
 	/* Reply revision above the request's. */
 	{

@@ -12,8 +12,6 @@ static const char * const mpa_reason_names[SIW_MPA_NUM_REASONS] = {
 	[SIW_MPA_E_PD_LEN] = "MPA private data longer than 512 octets",
 	[SIW_MPA_E_V2_SHORT] =
 		"MPA enhanced frame without the 4 octet IRD/ORD private data",
-	[SIW_MPA_E_MARKERS] =
-		"peer requires MPA markers, which siw does not support",
 	[SIW_MPA_E_CRC_REFUSED] =
 		"peer requires MPA CRC, which local policy disables",
 	[SIW_MPA_E_CRC_MISSING] =
@@ -39,7 +37,6 @@ bool siw_mpa_reason_reply(enum siw_mpa_reason reason)
 {
 	switch (reason) {
 	case SIW_MPA_E_V2_SHORT:
-	case SIW_MPA_E_MARKERS:
 	case SIW_MPA_E_CRC_REFUSED:
 	case SIW_MPA_E_RTR:
 		return true;
@@ -228,6 +225,7 @@ void siw_mpa_request_info(const struct siw_mpa_policy *pol,
 {
 	memset(req, 0, sizeof(*req));
 	req->crc = pol->crc == SIW_MPA_CRC_ALWAYS;
+	req->markers = pol->markers;
 	req->large = pol->large;
 	req->rev = mpa_clamp_rev(pol->rev);
 	if (req->rev == SIW_MPA_REV_2) {
@@ -268,10 +266,6 @@ void siw_mpa_negotiate_req(const struct siw_mpa_policy *pol,
 		res->reason = SIW_MPA_E_REV;
 		return;
 	}
-	if (req->markers) {
-		res->reason = SIW_MPA_E_MARKERS;
-		return;
-	}
 	if (req->crc && pol->crc == SIW_MPA_CRC_NEVER) {
 		res->reason = SIW_MPA_E_CRC_REFUSED;
 		return;
@@ -279,6 +273,9 @@ void siw_mpa_negotiate_req(const struct siw_mpa_policy *pol,
 	/* Either side asking for CRC turns it on for both directions. */
 	res->crc = req->crc || pol->crc == SIW_MPA_CRC_ALWAYS;
 	res->large = req->large && pol->large;
+	/* Markers go to whoever set M: each direction on its own. */
+	res->markers_tx = req->markers;
+	res->markers_rx = pol->markers;
 
 	if (res->rev == SIW_MPA_REV_2 && req->v2) {
 		res->v2 = true;
@@ -309,6 +306,7 @@ void siw_mpa_reply_info(const struct siw_mpa_policy *pol,
 	rep->reply = true;
 	rep->reject = reject || res->reason != SIW_MPA_OK;
 	rep->crc = res->crc;
+	rep->markers = res->markers_rx && !rep->reject;
 	/* Only to a peer whose request carried it. */
 	rep->large = res->large && !rep->reject;
 	rep->large_taken = rep->large;
@@ -344,10 +342,6 @@ void siw_mpa_negotiate_rep(const struct siw_mpa_policy *pol,
 		res->reason = SIW_MPA_E_REJECTED;
 		return;
 	}
-	if (rep->markers) {
-		res->reason = SIW_MPA_E_MARKERS;
-		return;
-	}
 	if (rep->rev < SIW_MPA_REV_1 || rep->rev > req->rev) {
 		res->reason = SIW_MPA_E_REV_REPLY;
 		return;
@@ -363,6 +357,8 @@ void siw_mpa_negotiate_rep(const struct siw_mpa_policy *pol,
 	res->crc = rep->crc || req->crc;
 	/* A reply that echoes our request's flags has no large_taken. */
 	res->large = req->large && rep->large && rep->large_taken;
+	res->markers_tx = rep->markers;
+	res->markers_rx = req->markers;
 
 	if (req->v2 && rep->rev == SIW_MPA_REV_2) {
 		if (!rep->v2) {

@@ -36,7 +36,6 @@ enum siw_mpa_reason {
 	SIW_MPA_E_REV,		/* revision 0 or above 2 */
 	SIW_MPA_E_PD_LEN,	/* private data longer than 512 octets */
 	SIW_MPA_E_V2_SHORT,	/* enhanced frame without the IRD/ORD word */
-	SIW_MPA_E_MARKERS,	/* peer asks for markers */
 	SIW_MPA_E_CRC_REFUSED,	/* peer asks for CRC, local policy forbids */
 	SIW_MPA_E_CRC_MISSING,	/* reply turns off the CRC we asked for */
 	SIW_MPA_E_REJECTED,	/* reply has the R bit */
@@ -122,6 +121,7 @@ struct siw_mpa_policy {
 	bool large;		/* say we take FPDUs above a segment, and
 				 * send such to a peer that says so too
 				 */
+	bool markers;		/* ask for markers in what we receive */
 };
 
 struct siw_mpa_result {
@@ -136,6 +136,8 @@ struct siw_mpa_result {
 	bool large;			/* both take FPDUs above a segment: a
 					 * request offered, its reply took it
 					 */
+	bool markers_tx;		/* the peer set M: we send markers */
+	bool markers_rx;		/* we set M: the peer sends them */
 };
 
 /* Initiator: the request to send under @pol. */
