@@ -48,6 +48,11 @@ static uint mpa_rev = SIW_MPA_REV_2;
 module_param(mpa_rev, uint, 0644);
 MODULE_PARM_DESC(mpa_rev, "MPA revision to request: 1 or 2 (default 2)");
 
+static bool mpa_markers;
+module_param(mpa_markers, bool, 0644);
+MODULE_PARM_DESC(mpa_markers,
+		 "Ask peers to put MPA markers into what they send to siw (default N); siw sends markers to any peer that asks");
+
 static uint mpa_timeout_ms = 10000;
 module_param(mpa_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms,
@@ -91,6 +96,7 @@ void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord, bool p2p)
 	pol->p2p = p2p;
 	pol->rtr = SIW_MPA_RTR_WRITE | SIW_MPA_RTR_READ;
 	pol->large = siw_tx_offers_large();
+	pol->markers = READ_ONCE(mpa_markers);
 }
 
 /* ------------------------------------------------------------------------
@@ -448,6 +454,8 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 		.rtr_send = rtr_send,
 		.rtr_wait = rtr_wait,
 		.large = cep->res.large,
+		.markers_tx = cep->res.markers_tx,
+		.markers_rx = cep->res.markers_rx,
 	};
 	unsigned long flags;
 	int err;
@@ -490,10 +498,12 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 	}
 	cep->state = SIW_CEP_CONNECTED;
 	del_timer(&cep->timer);
-	siw_cep_log(dbg, cep, "QP %u up: MPA rev %u, CRC %s, IRD %u, ORD %u%s%s\n",
+	siw_cep_log(dbg, cep, "QP %u up: MPA rev %u, CRC %s, IRD %u, ORD %u%s%s%s%s\n",
 		    siw_qp_num(qp), cep->res.rev, cep->res.crc ? "on" : "off",
 		    cep->res.ird, cep->res.ord, cep->res.p2p ? ", p2p" : "",
-		    cep->res.large ? ", large FPDUs" : "");
+		    cep->res.large ? ", large FPDUs" : "",
+		    cep->res.markers_tx ? ", markers to the peer" : "",
+		    cep->res.markers_rx ? ", markers from the peer" : "");
 	return 0;
 }
 

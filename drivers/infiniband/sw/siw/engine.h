@@ -34,6 +34,7 @@
 #include <rdma/siw-abi.h>
 
 #include "proto/fpdu.h"
+#include "proto/marker.h"
 #include "proto/rx.h"
 #include "queue.h"
 
@@ -106,6 +107,9 @@ struct siw_tx {
 	u8 rtr;				/* initiator: RTR to send first */
 	enum siw_fpdu_size fpdu_size;
 	u32 mulpdu;			/* LARGE, FIXED: the ULPDU bound */
+	bool markers;			/* MPA markers in what we send */
+	struct siw_mark_tx mark;	/* their positions, under mutex */
+	u8 *mark_buf;			/* the FPDU with them, see siw_tx_mark() */
 
 	/* Message in progress; under mutex. */
 	enum siw_tx_kind kind;
@@ -208,6 +212,8 @@ struct siw_engine_params {
 	u8 rtr_send;			/* initiator: SIW_MPA_RTR_* to send */
 	bool rtr_wait;			/* responder: hold TX until RTR */
 	bool large;			/* both offered FPDUs above a segment */
+	bool markers_tx;		/* the peer wants MPA markers */
+	bool markers_rx;		/* we asked for them */
 };
 
 /* Per QP life (qp.c): allocate and free what the engine needs. */
@@ -236,7 +242,7 @@ void siw_tx_module_exit(void);
 
 /* rx.c: siw_rx_read_sock() runs under the socket lock. */
 void siw_rx_read_sock(struct siw_qp *qp, struct sock *sk);
-void siw_rx_reset(struct siw_qp *qp, bool crc);
+void siw_rx_reset(struct siw_qp *qp, bool crc, bool markers);
 void siw_rx_flush(struct siw_qp *qp);
 
 #endif /* SIW_ENGINE_H */

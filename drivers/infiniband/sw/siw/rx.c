@@ -616,11 +616,13 @@ static int siw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		/* Segment ends are handled even when the octets ran out. */
 		if (!left && (w.state == SIW_RX_HDR ||
 			      w.state == SIW_RX_PAYLOAD ||
-			      w.state == SIW_RX_TRAILER))
+			      w.state == SIW_RX_TRAILER ||
+			      w.state == SIW_RX_MARKER))
 			break;
 		switch (w.state) {
 		case SIW_RX_HDR:
 		case SIW_RX_TRAILER:
+		case SIW_RX_MARKER:
 			n = min_t(size_t, left, min_t(u32, w.len, sizeof(buf)));
 			if (skb_copy_bits(skb, off, buf, n))
 				goto broken;
@@ -670,11 +672,12 @@ void siw_rx_read_sock(struct siw_qp *qp, struct sock *sk)
 	tcp_read_sock(sk, &desc, siw_rx_actor);
 }
 
-void siw_rx_reset(struct siw_qp *qp, bool crc)
+void siw_rx_reset(struct siw_qp *qp, bool crc, bool markers)
 {
 	struct siw_rxs *rx = &qp->rx;
 
 	siw_rx_init(&rx->parser, crc);
+	siw_rx_set_markers(&rx->parser, markers);
 	rx->crc = crc;
 	memset(rx->msn, 0, sizeof(rx->msn));
 	rx->have_rqe = false;

@@ -60,6 +60,16 @@ MODULE_PARM_DESC(fpdu_max,
 #define SIW_TX_MIN_MULPDU	128
 
 /*
+ * The largest FPDU with its markers: a marker at most every 508 octets of
+ * the FPDU proper, one more at either end.
+ */
+#define SIW_TX_MAX_CLEAN	(SIW_MPA_LEN_SIZE + SIW_MPA_MAX_ULPDU + \
+				 SIW_FPDU_MAX_TRAILER)
+#define SIW_TX_MARK_BUF		(SIW_TX_MAX_CLEAN + SIW_MPA_MARKER_SIZE * \
+				 (SIW_TX_MAX_CLEAN / (SIW_MPA_MARKER_SPACING - \
+						      SIW_MPA_MARKER_SIZE) + 2))
+
+/*
  * High priority: a work item here is what a peer waits for (a Read
  * Response, the rest of a message the socket had no room for), and it
  * should not queue behind the busy-polling processes of this host.
@@ -517,6 +527,12 @@ static void siw_tx_copy_payload(struct siw_tx *tx, u32 payload)
 	siw_tx_add_kvec(tx, tx->copy_buf, off);
 }
 
+/* The largest ULPDU whose FPDU, markers included, fits in @wire octets. */
+static u32 siw_tx_ulpdu_in(const struct siw_tx *tx, u32 wire)
+{
+	return tx->markers ? siw_mark_mulpdu(wire) : siw_mpa_mulpdu(wire);
+}
+
 /*
  * The largest ULPDU of the next FPDU. In SEGMENT mode it follows the MSS
  * TCP uses now (RFC 5044's EMSS: a path MTU change shows in the next
@@ -530,7 +546,44 @@ static u32 siw_tx_mulpdu(const struct siw_tx *tx)
 	if (tx->fpdu_size != SIW_FPDU_SEGMENT)
 		return tx->mulpdu;
 	emss = READ_ONCE(tcp_sk(tx->sock->sk)->mss_cache);
-	return max_t(u32, siw_mpa_mulpdu(emss), SIW_TX_MIN_MULPDU);
+	return max_t(u32, siw_tx_ulpdu_in(tx, emss), SIW_TX_MIN_MULPDU);
+}
+
+/*
+ * With markers the FPDU is written out whole into mark_buf, each marker
+ * at its stream position (RFC 5044 section 5), and the CRC is taken over
+ * that: TCP gets one kvec, and the sources are let go. The positions
+ * advance as the FPDU is framed: FPDUs go out in the order framed, and
+ * nothing else goes into the stream after the MPA frame.
+ */
+static siw_mem_err_t siw_tx_mark(struct siw_tx *tx, u32 ulpdu)
+{
+	static const u8 zero_pad[SIW_MPA_ALIGN];
+	u32 clean = siw_fpdu_wire_len(ulpdu), i, o;
+	u8 *buf = tx->mark_buf;
+	__le32 crc = 0;
+
+	if (WARN_ON_ONCE(!buf ||
+			 siw_mark_wire_len(tx->mark.pos, clean) >
+			 SIW_TX_MARK_BUF))
+		return SIW_MEM_ERR_STATE;
+	o = siw_mark_begin(&tx->mark, buf);
+	for (i = 0; i < tx->nr_kvec; i++)
+		o += siw_mark_copy(&tx->mark, buf + o, tx->kvec[i].iov_base,
+				   tx->kvec[i].iov_len);
+	o += siw_mark_copy(&tx->mark, buf + o, zero_pad, siw_mpa_pad(ulpdu));
+	/* A marker just before the CRC is inside the FPDU: CRC'd too. */
+	o += siw_mark_flush(&tx->mark, buf + o);
+	if (tx->crc)
+		crc = cpu_to_le32(siw_crc32c(buf, o));
+	o += siw_mark_copy(&tx->mark, buf + o, &crc, sizeof(crc));
+
+	siw_tx_release(tx);
+	bitmap_zero(tx->zcopy, SIW_TX_MAX_KVEC);
+	tx->nr_kvec = 0;
+	siw_tx_add_kvec(tx, buf, o);
+	tx->fpdu_len = o;
+	return SIW_MEM_OK;
 }
 
 /* Frame the next FPDU of the message in progress. */
@@ -580,9 +633,15 @@ static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 	}
 	if (err != SIW_MEM_OK)
 		return err;
-	siw_tx_copy_payload(tx, payload);
 
 	ulpdu = hlen - SIW_MPA_LEN_SIZE + payload;
+	if (tx->markers) {
+		err = siw_tx_mark(tx, ulpdu);
+		if (err != SIW_MEM_OK)
+			return err;
+		goto framed;
+	}
+	siw_tx_copy_payload(tx, payload);
 	st = siw_crc32c_init();
 	if (tx->crc) {
 		for (i = 0; i < tx->nr_kvec; i++)
@@ -592,9 +651,10 @@ static siw_mem_err_t siw_tx_frame(struct siw_qp *qp)
 	siw_tx_add_kvec(tx, tx->trl_buf,
 			siw_fpdu_build_trailer(tx->trl_buf, ulpdu, st, tx->crc));
 	/* The pad goes into the CRC too: build_trailer folded it in. */
-
-	tx->done += payload;
 	tx->fpdu_len = siw_fpdu_wire_len(ulpdu);
+
+framed:
+	tx->done += payload;
 	tx->fpdu_sent = 0;
 	tx->fpdu_last = h->last;
 	/*
@@ -1127,16 +1187,14 @@ void siw_tx_write_space(struct siw_qp *qp, struct sock *sk)
  * Attach, detach.
  */
 
-static u32 siw_tx_gso_mulpdu(struct sock *sk)
+static u32 siw_tx_gso_mulpdu(const struct siw_tx *tx, struct sock *sk)
 {
 	u32 gso = READ_ONCE(sk->sk_gso_max_size);
 	u32 mss = tcp_sk(sk)->mss_cache;
-	u32 goal = max(gso, mss);
 
-	/* Room for length, pad and CRC within one GSO send. */
-	goal = goal > SIW_FPDU_MAX_TRAILER + SIW_MPA_LEN_SIZE ?
-	       goal - SIW_FPDU_MAX_TRAILER - SIW_MPA_LEN_SIZE : 0;
-	return clamp_t(u32, goal, 512, SIW_MPA_MAX_ULPDU) & ~3U;
+	/* Length, ULPDU, pad, CRC (and markers) within one GSO send. */
+	return clamp_t(u32, siw_tx_ulpdu_in(tx, max(gso, mss)), 512,
+		       SIW_MPA_MAX_ULPDU) & ~3U;
 }
 
 bool siw_tx_offers_large(void)
@@ -1152,11 +1210,11 @@ static void siw_tx_size_fpdus(struct siw_tx *tx,
 
 	if (fixed) {
 		tx->fpdu_size = SIW_FPDU_FIXED;
-		tx->mulpdu = max_t(u32, siw_mpa_mulpdu(fixed),
+		tx->mulpdu = max_t(u32, siw_tx_ulpdu_in(tx, fixed),
 				   SIW_TX_MIN_MULPDU);
 	} else if (p->large) {
 		tx->fpdu_size = SIW_FPDU_LARGE;
-		tx->mulpdu = siw_tx_gso_mulpdu(p->sock->sk);
+		tx->mulpdu = siw_tx_gso_mulpdu(tx, p->sock->sk);
 	} else {
 		tx->fpdu_size = SIW_FPDU_SEGMENT;
 		tx->mulpdu = 0;
@@ -1205,6 +1263,8 @@ void siw_engine_free(struct siw_qp *qp)
 	siw_ring_free(&qp->tx.irq);
 	kvfree(qp->tx.copy_buf);
 	qp->tx.copy_buf = NULL;
+	kvfree(qp->tx.mark_buf);
+	qp->tx.mark_buf = NULL;
 }
 
 /*
@@ -1224,6 +1284,17 @@ static noinline int siw_tx_alloc_copy_buf(struct siw_qp *qp, bool crc)
 
 ALLOW_ERROR_INJECTION(siw_tx_alloc_copy_buf, ERRNO);
 
+/* Where FPDUs with markers are put together (siw_tx_mark()). */
+static noinline int siw_tx_alloc_mark_buf(struct siw_tx *tx, bool markers)
+{
+	if (!markers || tx->mark_buf)
+		return 0;
+	tx->mark_buf = kvmalloc(SIW_TX_MARK_BUF, GFP_KERNEL);
+	return tx->mark_buf ? 0 : -ENOMEM;
+}
+
+ALLOW_ERROR_INJECTION(siw_tx_alloc_mark_buf, ERRNO);
+
 int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 {
 	struct siw_tx *tx = &qp->tx;
@@ -1231,6 +1302,8 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 
 	mutex_lock(&tx->mutex);
 	err = siw_tx_alloc_copy_buf(qp, p->crc);
+	if (!err)
+		err = siw_tx_alloc_mark_buf(tx, p->markers_tx);
 	if (err) {
 		mutex_unlock(&tx->mutex);
 		return err;
@@ -1240,6 +1313,8 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	tx->ird = siw_ird_cap(p->ird);
 	tx->ord = siw_ord_cap(p->ord);
 	tx->rtr = p->rtr_send;
+	tx->markers = p->markers_tx;
+	tx->mark.pos = 0;
 	siw_tx_size_fpdus(tx, p);
 	tx->kind = SIW_TX_IDLE;
 	memset(tx->msn, 0, sizeof(tx->msn));
@@ -1258,11 +1333,13 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	else
 		clear_bit(SIW_TX_HOLD, &tx->flags);
 	clear_bit(SIW_TX_RTR_READ, &tx->flags);
-	siw_rx_reset(qp, p->crc);
+	siw_rx_reset(qp, p->crc, p->markers_rx);
 	WRITE_ONCE(tx->sock, p->sock);
 	mutex_unlock(&tx->mutex);
-	siw_qp_dbg(qp, "engine attached: CRC %s, IRD %u, ORD %u, FPDUs %s\n",
-		   p->crc ? "on" : "off", tx->ird, tx->ord, siw_tx_fpdu_str(tx));
+	siw_qp_dbg(qp, "engine attached: CRC %s, IRD %u, ORD %u, FPDUs %s, markers %s/%s\n",
+		   p->crc ? "on" : "off", tx->ird, tx->ord, siw_tx_fpdu_str(tx),
+		   p->markers_tx ? "sent" : "not sent",
+		   p->markers_rx ? "expected" : "not expected");
 	return 0;
 }
 
