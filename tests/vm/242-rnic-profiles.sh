@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# timeout: 420
-# cost: 130
+# timeout: 540
+# cost: 170
 #
 # Our siw against the connection profiles of hardware iWARP RNICs, played
 # by tests/vm/tools/rnic_peer.py: an iWARP peer in plain Python over TCP,
@@ -27,8 +27,15 @@
 # mode; for cxgb4 it also tests siw's Read and Write RTR as initiator;
 # cxgb4 without it is run too). Then fpdu_max=16384 (a T6 told to take
 # 16 KiB FPDUs) must pass cxgb4's cap, and fpdu_max=16388 must be caught
-# by it: the peer's cap check can fail. Markers are not run: siw refuses
-# them (MPA rev 1/2 peers that require markers are refused, in words).
+# by it: the peer's cap check can fail. MPA markers (RFC 5044 section 5)
+# both ways: the peer asks for them (plain with --markers) and siw with
+# default parameters sends them;
+# siw asks for them (mpa_markers=Y) and the plain profile sends them; and
+# both at once; and siw to siw, both asking, with large FPDUs (rping -V
+# checks the data; tshark the markers). The peer checks every marker's place and FPDUPTR and its
+# CRC (the marker before an FPDU counts in, as in Wireshark), and says
+# "markers on" for each direction that carried them. CRC is on in every
+# marker run.
 # dumpcap records every profile run on v-a, and tshark's iWARP
 # dissectors, a third implementation, must decode it without an error
 # or a bad CRC (tests/vm/wire.sh, as in 250).
@@ -107,6 +114,42 @@ for v in "cxgb4 N" "cxgb4 Y" "cxgb4-write Y" "irdma Y" "t4 N" "plain N"; do
 	siw_initiator "$prof" || failed+=("$prof, siw initiator, mpa_p2p=$p2p")
 done
 siw_param mpa_p2p N
+
+# marker_run DIR SIW-SENDS PEER-SENDS PROFILE [PEER-OPTION...]: one run
+# (DIR resp or init: siw's role), and the peer's word on which directions
+# carried markers (on or off): "to us" is what siw sent.
+marker_run() {
+	local dir=$1 to=$2 from=$3 prof=$4 log
+	shift 4
+	log=$TLOG/siw-$dir-$prof.peer
+	if [[ $dir == resp ]]; then
+		siw_responder "$prof" "$@" || return 1
+	else
+		siw_initiator "$prof" "$@" || return 1
+	fi
+	grep -q "markers $to to us / $from from us" "$log" ||
+		{ echo "   peer did not negotiate markers $to to us / $from from us"; return 1; }
+}
+
+for dir in resp init; do
+	step "markers: the peer asks (plain --markers), siw sends them ($dir)"
+	marker_run "$dir" on off plain --markers --crc ||
+		failed+=("plain --markers, siw $dir: siw's markers")
+done
+siw_param mpa_markers Y
+for dir in resp init; do
+	step "markers: siw asks (mpa_markers=Y), plain sends them ($dir)"
+	marker_run "$dir" off on plain --crc ||
+		failed+=("plain, siw $dir, mpa_markers=Y: the peer's markers")
+done
+step "markers: both ask (mpa_markers=Y, plain --markers), siw initiates"
+marker_run init on on plain --markers --crc ||
+	failed+=("plain --markers, siw initiator, mpa_markers=Y: markers both ways")
+step "markers: siw to siw, both ask (mpa_markers=Y, mpa_crc=2), large FPDUs"
+siw_param mpa_crc 2
+rping_run b 65000 2 || failed+=("siw to siw with markers")
+siw_param mpa_crc 1
+siw_param mpa_markers N
 
 # The FIN exchange reaches the capture; a background job ignores SIGINT,
 # so dumpcap is stopped with SIGTERM (it still closes the file).

@@ -161,11 +161,13 @@ def crc32c(data, crc=0):
 # MPA framing and markers (RFC 5044 sections 4 and 5). Offsets are octets
 # of one direction's stream after its MPA frame.
 
-# A marker just before an FPDU (FPDUPTR 0) lies outside the span from
-# ULPDU_Length to CRC, so this peer leaves it out of the CRC and the size.
-# Wireshark's dissector counts it in (it takes a TCP segment that starts
-# with a marker as one FPDU); set this to True to do the same.
-LEAD_MARKER_IN_CRC = False
+# A marker just before an FPDU (FPDUPTR 0): RFC 5044 can be read to leave
+# it outside the FPDU (it precedes ULPDU_Length) or inside (its FPDUPTR
+# points to the FPDU that it starts). Wireshark's dissector, the one
+# third-party reading we can check, takes it as the FPDU's first octets:
+# in its size and its CRC. So does this peer (and siw); False gives the
+# other reading.
+LEAD_MARKER_IN_CRC = True
 
 
 def marker(ptr):
@@ -1089,7 +1091,8 @@ def kat_markers():
         (w1[0:4], marker(0), "marker before the first FPDU"),
         (w1[4:6], b"\x03\xe8", "first length field at 4"),
         (w1[512:516], marker(508), "marker at 512 inside FPDU 1"),
-        (len(w1), 1016, "FPDU 1 ends at 1016"), (n1, 1012, "FPDU 1 size"),
+        (len(w1), 1016, "FPDU 1 ends at 1016"),
+        (n1, 1016 if LEAD_MARKER_IN_CRC else 1012, "FPDU 1 size"),
         (w2[8:12], marker(8), "marker at 1024 just before FPDU 2's CRC"),
         (len(w2), 16, "FPDU 2 spans 1016..1032"),
         (len(w3), 504, "FPDU 3 ends exactly at 1536, no marker"),
