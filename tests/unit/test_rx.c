@@ -983,6 +983,18 @@ static void markers_known(void)
 			siw_test_diag("EMSS %u", emss[i][0]);
 	}
 	CHECK_EQ(siw_mark_mulpdu(8), 0);
+	/* No FPDU so large that a marker is 64 KiB from its length field. */
+	{
+		u32 ul = siw_mark_mulpdu(200000), clean = siw_fpdu_wire_len(ul);
+		u32 p, worst = 0;
+
+		CHECK_EQ(ul, siw_mark_mulpdu(SIW_MARK_MAX_WIRE));
+		CHECK(ul > 64000);
+		for (p = 0; p < 512; p += 4)
+			if (siw_mark_wire_len(p, clean) > worst)
+				worst = siw_mark_wire_len(p, clean);
+		CHECK(worst <= SIW_MARK_MAX_WIRE);
+	}
 
 	/* 1100 octets at position 0: markers at 0, 512 and 1024. */
 	memset(body, 0xab, sizeof(body));

@@ -84,8 +84,12 @@ u32 siw_mark_wire_len(u32 pos, u32 clean)
 
 u32 siw_mark_mulpdu(u32 wire)
 {
-	u32 marks = (wire + SIW_MPA_MARKER_SPACING - 1) /
-		    SIW_MPA_MARKER_SPACING;
+	u32 marks;
+
+	/* FPDUPTR has 16 bits: no marker farther from its length field. */
+	if (wire > SIW_MARK_MAX_WIRE)
+		wire = SIW_MARK_MAX_WIRE;
+	marks = (wire + SIW_MPA_MARKER_SPACING - 1) / SIW_MPA_MARKER_SPACING;
 
 	if (wire <= marks * SIW_MPA_MARKER_SIZE)
 		return 0;

@@ -67,8 +67,10 @@ u32 siw_mark_wire_len(u32 pos, u32 clean);
 /*
  * MULPDU with markers (RFC 5044 section 8.1): the largest ULPDU whose
  * FPDU, with as many markers as @wire octets can hold wherever it starts,
- * fits in @wire octets. Zero if not even an empty ULPDU fits.
+ * fits in @wire octets, and in SIW_MARK_MAX_WIRE, so that every marker's
+ * FPDUPTR fits its 16 bits. Zero if not even an empty ULPDU fits.
  */
+#define SIW_MARK_MAX_WIRE	65536U
 u32 siw_mark_mulpdu(u32 wire);
 
 #endif /* SIW_PROTO_MARKER_H */

@@ -541,7 +541,9 @@ const u8 *siw_rx_err_hdr(const struct siw_rx *rx, u32 *len, u16 *hdrct)
 	if (rx->state != SIW_RX_ERROR)
 		return rx->raw;
 
-	if (rx->err == SIW_RX_E_ULPDU_LEN || rx->have < RX_TAGGED_HDR)
+	/* A marker that disagrees makes the length field suspect too. */
+	if (rx->err == SIW_RX_E_ULPDU_LEN || rx->err == SIW_RX_E_MARKER ||
+	    rx->have < RX_TAGGED_HDR)
 		return rx->raw;
 
 	ddp_len = (rx->raw[RX_DDP_OFF] & SIW_DDP_F_TAGGED) ?

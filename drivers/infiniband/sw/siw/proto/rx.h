@@ -94,7 +94,7 @@ enum siw_rx_err {
 
 struct siw_rx_want {
 	enum siw_rx_state state;
-	u32 len;	/* octets wanted in state HDR, PAYLOAD, TRAILER */
+	u32 len;	/* octets wanted in HDR, PAYLOAD, TRAILER, MARKER */
 };
 
 /* Opaque to callers: use the accessors. */
