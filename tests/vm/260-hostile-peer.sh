@@ -11,14 +11,15 @@
 #   FPDU cases (MPA exchange done, then one bad FPDU): unknown RDMAP
 #     opcode, DDP version 0 (untagged and tagged), RDMA Write to a bogus
 #     STag, Send with MSN 5 instead of 1, ULPDU_Length shorter than the
-#     header (two ways), and a wrong CRC with CRC negotiated (mpa_crc=2;
-#     a correct CRC is accepted first). The peer must receive a Terminate
+#     header (two ways), a wrong CRC with CRC negotiated (mpa_crc=2;
+#     a correct CRC is accepted first), and a marker with a wrong FPDUPTR
+#     where siw asked for markers (mpa_markers=Y). The peer must receive a Terminate
 #     (QN 2, MSN 1) naming the RFC 5040/5041/5044 error class of the case,
 #     echoing our header where it includes one, then see the connection
 #     close; the kernel log must name the device, the QP, the peer's
 #     ip:port and the reason in words.
 #   Setup cases: garbage instead of an MPA request (closed, no reply), a
-#     request for markers (rejected with the R bit, closed), a peer that
+#     request for markers (accepted; the peer leaves), a peer that
 #     says nothing and one that stops in the middle of its request
 #     (mpa_timeout_ms=2000: closed after 2 s, within 5 s), the peer's own
 #     Terminate (also one with layer and error type in each other's
@@ -87,6 +88,13 @@ siw_param mpa_crc 1
 klog_expect crc "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): bad FPDU: MPA CRC mismatch; terminating \(MPA 2/0/0x02\)"
 wait_settled crc siw_b
 
+step "hostile peer: bad-marker (our mpa_markers=Y)"
+siw_param mpa_markers Y
+peer bad-marker "$SRV_PORT" --rev 2 --expect-crc 0
+siw_param mpa_markers N
+klog_expect bad-marker "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): bad FPDU: MPA marker does not point to its FPDU; terminating \(MPA 2/0/0x03\)"
+wait_settled bad-marker siw_b
+
 # The listener's end of a connection in the log: "B:PORT -> A:PORT".
 conn_re() { echo "siw_b: connection $(re "$IP_B:$SRV_PORT") -> $(re "$PEER_LOCAL")"; }
 
@@ -94,9 +102,9 @@ step "hostile peer: garbage instead of an MPA request"
 peer garbage "$SRV_PORT"
 klog_expect garbage "$(conn_re): bad MPA request: MPA key is not the expected request or reply key"
 
-step "hostile peer: asks for markers"
+step "hostile peer: asks for markers (taken), then leaves"
 peer markers "$SRV_PORT" --rev 1
-klog_expect markers "$(conn_re): MPA request not acceptable: peer requires MPA markers"
+wait_settled markers siw_b
 
 step "hostile peer: says nothing (mpa_timeout_ms=2000)"
 siw_param mpa_timeout_ms 2000

@@ -44,6 +44,7 @@ DDP_U_VERSION = (1, 2, 0x06)         # DDP, untagged buffer, invalid DDP version
 DDP_T_STAG = (1, 1, 0x00)            # DDP, tagged buffer, invalid STag
 DDP_U_MSN_RANGE = (1, 2, 0x03)       # DDP, untagged buffer, MSN out of range
 LLP_ULPDU_LEN = (2, 0, 0x03)         # MPA, marker / ULPDU length mismatch
+LLP_MARKER = LLP_ULPDU_LEN
 LLP_CRC = (2, 0, 0x02)               # MPA, CRC error
 
 BOGUS_STAG = 0x00BADC0D
@@ -322,6 +323,16 @@ def case_crc(s, crc_on):
                 bad_crc=True), LLP_CRC
 
 
+def case_bad_marker(s, crc_on):
+    """With markers asked for by the server (M in its reply): a Send whose
+    marker (the one at stream offset 0, just before it) has FPDUPTR 4, not
+    0 (RFC 5044 section 5)."""
+    mark = struct.pack(">HH", 0, 4)
+    body = fpdu(untagged_hdr(OP_SEND, QN_SEND, 1) + b"m" * 8, False)
+    crc = crc32c(mark + body[:-4]) if crc_on else 0
+    return mark + body[:-4] + struct.pack("<I", crc), LLP_MARKER
+
+
 FPDU_CASES = {
     "opcode": case_opcode,
     "ddp-version": case_ddp_version,
@@ -331,6 +342,7 @@ FPDU_CASES = {
     "short": case_short,
     "short-untagged": case_short_untagged,
     "crc": case_crc,
+    "bad-marker": case_bad_marker,
 }
 
 # The peer's own Terminate: its control word (layer, error type, code).
@@ -393,15 +405,18 @@ def run(args):
     s.sendall(mpa_request(args.rev, crc=args.crc,
                           markers=(case == "markers")))
     flags, rev, pd = read_reply(s, deadline)
-    if case == "markers":
-        if not flags & F_REJECT:
-            raise Fail("a request for markers was not rejected")
-        expect_close(s, deadline)
-        return
     if flags & F_REJECT:
         raise Fail("the server rejected the connection")
-    if flags & F_MARKERS:
-        raise Fail("the server asks for markers")
+    if case == "markers":
+        # A request for markers is taken (the server then sends them);
+        # this side leaves.
+        say("a request for markers was accepted; closing")
+        s.close()
+        return
+    if bool(flags & F_MARKERS) != (case == "bad-marker"):
+        raise Fail("the server %s markers" % ("does not ask for"
+                                              if case == "bad-marker" else
+                                              "asks for"))
     if rev != args.rev:
         raise Fail("reply revision %d, request was %d" % (rev, args.rev))
     if rev == 2 and (not flags & F_ENHANCED or len(pd) < 4):
