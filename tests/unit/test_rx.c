@@ -305,6 +305,42 @@ static void valid_opcodes(void)
 	}
 }
 
+/*
+ * What drive() gave against the @nseg FPDUs sent (payloads from @pl),
+ * after the whole stream of @len octets: parsed to the end, headers and
+ * payload as sent.
+ */
+static void check_parsed(const struct siw_iwarp_hdr *sent, const u32 *plens,
+			 int nseg, const u8 *pl, size_t len, int round)
+{
+	size_t want_pay = 0, off = 0;
+	int i;
+
+	for (i = 0; i < nseg; i++)
+		if (sent[i].opcode != SIW_RDMAP_TERMINATE)
+			want_pay += plens[i];
+	CHECK_EQ(out.err, SIW_RX_OK);
+	CHECK_EQ(out.segs, nseg);
+	CHECK_EQ(out.consumed, len);
+	CHECK_EQ(out.paylen, want_pay);
+	CHECK(out.api_ok);
+	for (i = 0; i < nseg && i < out.segs; i++) {
+		if (!hdr_equal(&sent[i], &out.hdr[i], plens[i])) {
+			CHECK(!"header mismatch");
+			siw_test_diag("round %d segment %d opcode %u", round, i,
+				      sent[i].opcode);
+			return;
+		}
+		if (sent[i].opcode == SIW_RDMAP_TERMINATE)
+			continue;
+		if (memcmp(out.payload + off, pl, plens[i])) {
+			CHECK(!"payload mismatch");
+			return;
+		}
+		off += plens[i];
+	}
+}
+
 /* Long mixed streams of random FPDUs in random chunks. */
 static void mixed_streams(void)
 {
@@ -317,7 +353,7 @@ static void mixed_streams(void)
 	rnd_fill(&seed, pl, sizeof(pl));
 	for (round = 0; round < 6; round++) {
 		bool crc = round & 1;
-		size_t len = 0, want_pay = 0, off = 0;
+		size_t len = 0;
 		struct siw_rx rx;
 		int i, nseg = 300;
 
@@ -331,31 +367,10 @@ static void mixed_streams(void)
 			random_hdr(&sent[i], op, &seed, plen);
 			plens[i] = plen;
 			len += put_fpdu(stream + len, &sent[i], pl, plen, crc);
-			if (op != SIW_RDMAP_TERMINATE)
-				want_pay += plen;
 		}
 		siw_rx_init(&rx, crc);
 		drive(&rx, len, round < 2 ? BYTEWISE : RANDOM, seed + round);
-		CHECK_EQ(out.err, SIW_RX_OK);
-		CHECK_EQ(out.segs, nseg);
-		CHECK_EQ(out.consumed, len);
-		CHECK_EQ(out.paylen, want_pay);
-		CHECK(out.api_ok);
-		for (i = 0; i < nseg && i < out.segs; i++) {
-			if (!hdr_equal(&sent[i], &out.hdr[i], plens[i])) {
-				CHECK(!"header mismatch");
-				siw_test_diag("round %d segment %d opcode %u",
-					      round, i, sent[i].opcode);
-				return;
-			}
-			if (sent[i].opcode == SIW_RDMAP_TERMINATE)
-				continue;
-			if (memcmp(out.payload + off, pl, plens[i])) {
-				CHECK(!"payload mismatch");
-				return;
-			}
-			off += plens[i];
-		}
+		check_parsed(sent, plens, nseg, pl, len, round);
 	}
 }
 
@@ -933,35 +948,18 @@ static void markers_roundtrip(void)
 	rnd_fill(&seed, pl, sizeof(pl));
 	for (round = 0; round < 6; round++) {
 		bool crc = !(round & 1), same;
-		int nseg = 200, i, bad = 0;
-		size_t len, want_pay = 0, off = 0;
+		int nseg = 200;
+		size_t len;
 		struct siw_rx rx;
 
 		clean_stream(sent, plens, nseg, round < 2 ? 600 : 3000, pl,
 			     &seed);
 		len = mark_stream(nseg, crc, &same);
 		CHECK(same);
-		for (i = 0; i < nseg; i++)
-			if (sent[i].opcode != SIW_RDMAP_TERMINATE)
-				want_pay += plens[i];
 		siw_rx_init(&rx, crc);
 		siw_rx_set_markers(&rx, true);
 		drive(&rx, len, (enum chunking)(round % 3), seed + round);
-		CHECK_EQ(out.err, SIW_RX_OK);
-		CHECK_EQ(out.segs, nseg);
-		CHECK_EQ(out.consumed, len);
-		CHECK_EQ(out.paylen, want_pay);
-		CHECK(out.api_ok);
-		for (i = 0; i < nseg && i < out.segs; i++) {
-			if (!hdr_equal(&sent[i], &out.hdr[i], plens[i]))
-				bad++;
-			if (sent[i].opcode == SIW_RDMAP_TERMINATE)
-				continue;
-			if (memcmp(out.payload + off, pl, plens[i]))
-				bad++;
-			off += plens[i];
-		}
-		CHECK_EQ(bad, 0);
+		check_parsed(sent, plens, nseg, pl, len, round);
 	}
 }
 
