@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 300
-# cost: 60
+# cost: 40
 #
 # Large FPDUs with Linux's siw built with try_gso (a const in its
 # siw_main.c: tools/linux-siw/build --try-gso sets it true). Such a Linux
@@ -10,7 +10,8 @@
 # flag; as responder it does so when the request had it, and its reply
 # echoes the request's flags. Our siw in host A, Linux's in host B, CRC
 # off (Linux's default), rping with data verification, each run captured
-# on v-a and decoded by tshark:
+# on v-a; fpdu_sizes walks each direction's TCP stream from its MPA frame
+# FPDU by FPDU (length field, ULPDU, pad, CRC field), wherever TCP cut it:
 #   Linux initiates: request "large=offer", our reply "large=taken"
 #     (0x08 and our 0x04): large FPDUs both ways.
 #   we initiate: our request offers, Linux's reply echoes 0x08 without our
@@ -19,7 +20,6 @@
 # "Large" means some ULPDU above one segment's MULPDU (1442 on this veth).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic.sh"
-. "$(dirname "$0")/wire.sh"
 
 [[ $SIW_TEST_TYPE == siw ]] || skip "tests our siw against Linux's (our offer of large FPDUs)"
 
@@ -30,22 +30,61 @@ SEG_MULPDU=1442
 
 siw_pair siw linux_siw
 
-# largest_from DECODED IP: the largest ULPDU of the FPDUs IP sent, from
-# wire_decode's lines.
-largest_from() {
-	awk -v ip="$2" '
-		$1 == "frame" && $3 == ip ":" {
-			n = split($0, f, /len=/)
-			for (i = 2; i <= n; i++) if (f[i] + 0 > m) m = f[i] + 0
-		}
-		END { print m + 0 }' <<<"$1"
+# fpdu_sizes PCAP PORT: for the connection to server port PORT, one line
+# per direction: "SRC-IP FPDUS LARGEST-ULPDU". Reads the classic pcap that
+# dumpcap -P writes (Ethernet, IPv4, TCP); a segment seen twice (a
+# retransmission) counts once; CRC off and no markers (Linux's siw uses
+# neither), so an FPDU is 2 + ULPDU + pad + 4 octets.
+fpdu_sizes() {
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import struct, sys
+path, port = sys.argv[1], int(sys.argv[2])
+data = open(path, "rb").read()
+end = "<" if struct.unpack_from("<I", data, 0)[0] in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+flows, off = {}, 24
+while off + 16 <= len(data):
+    incl = struct.unpack_from(end + "I", data, off + 8)[0]
+    pkt = data[off + 16:off + 16 + incl]
+    off += 16 + incl
+    if len(pkt) < 34 or pkt[12:14] != b"\x08\x00":
+        continue
+    ip = pkt[14:]
+    tcp = ip[(ip[0] & 0x0f) * 4:]
+    if ip[9] != 6 or len(tcp) < 20:
+        continue
+    sport, dport, seq = struct.unpack_from(">HHI", tcp, 0)
+    if port not in (sport, dport):
+        continue
+    pl = tcp[(tcp[12] >> 4) * 4:]
+    if pl:
+        flows.setdefault(".".join(map(str, ip[12:16])), {})[seq] = pl
+for src, segs in sorted(flows.items()):
+    seqs = sorted(segs)
+    stream, nxt = bytearray(), seqs[0]
+    for s in seqs:
+        if s == nxt:
+            stream += segs[s]
+            nxt = s + len(segs[s])
+    if not stream.startswith(b"MPA ID Re"):
+        continue
+    pos = 20 + struct.unpack_from(">H", stream, 18)[0]
+    n = big = 0
+    while pos + 2 <= len(stream):
+        ulpdu = struct.unpack_from(">H", stream, pos)[0]
+        pos += 2 + ulpdu + (-(2 + ulpdu) % 4) + 4
+        if pos > len(stream):
+            break
+        n += 1
+        big = max(big, ulpdu)
+    print(src, n, big)
+PY
 }
 
 # run_case NAME SERVER-HOST REQ REP OURS LINUX: rping with the server in
 # SERVER-HOST, captured; the MPA frames must be REQ and REP; OURS and
 # LINUX say whether each side's FPDUs must be large or segment-sized.
 run_case() {
-	local name=$1 sh=$2 req=$3 rep=$4 ours=$5 linux=$6 got ok=1 who ip want d
+	local name=$1 sh=$2 req=$3 rep=$4 ours=$5 linux=$6 got ok=1 who ip want d n
 	step "$name"
 	rm -f "$MPA_PCAP"
 	on a dumpcap -q -P -i v-a -f tcp -w "$MPA_PCAP" >"$TLOG/dumpcap-$name.log" 2>&1 &
@@ -55,11 +94,11 @@ run_case() {
 	nap 1
 	mpa_expect "$TPORT" "$req" "$rep" || ok=0
 	mpa_capture_stop
-	d=$(wire_decode "$MPA_PCAP")
+	d=$(fpdu_sizes "$MPA_PCAP" "$TPORT")
 	for who in ours linux; do
 		if [[ $who == ours ]]; then ip=$IP_A want=$ours; else ip=$IP_B want=$linux; fi
-		got=$(largest_from "$d" "$ip")
-		echo "   largest ULPDU from $who ($ip): $got (one segment: $SEG_MULPDU)"
+		read -r _ n got < <(grep "^$ip " <<<"$d") || n=0 got=0
+		echo "   from $who ($ip): $n FPDUs, largest ULPDU $got (one segment: $SEG_MULPDU)"
 		if [[ $want == large ]] && ((got <= SEG_MULPDU)); then
 			echo "   $who must send large FPDUs here"
 			ok=0
