@@ -33,6 +33,7 @@
 # hand (shared/FACTS.md).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic.sh"
+. "$(dirname "$0")/ulp.sh"
 
 [[ $SIW_TEST_TYPE == siw ]] ||
 	skip "kernel ULP test runs on our siw only"
@@ -128,24 +129,12 @@ nvme_ctrl() {
 	done
 	return 1
 }
-nvme_bdev() {
-	local b
-	for b in /sys/block/nvme*n1; do
-		# nvmeXcYnZ: a hidden multipath member, no /dev node
-		[[ $(basename "$b") =~ ^nvme[0-9]+n1$ ]] || continue
-		# device: the controller, or the subsystem with multipath
-		[[ $(cat "$b/device/subsysnqn" 2>/dev/null) == "$NQN" ]] || continue
-		basename "$b"
-		return 0
-	done
-	return 1
-}
 wait_for 30 nvme_ctrl
 CTRL=$(nvme_ctrl)
 [[ $(<"/sys/class/nvme/$CTRL/transport") == rdma ]] ||
 	step_fail "$CTRL transport is $(<"/sys/class/nvme/$CTRL/transport"), not rdma"
-wait_for 30 nvme_bdev
-BDEV=/dev/$(nvme_bdev)
+wait_for 30 ulp_nvme_bdev "$NQN"
+BDEV=/dev/$(ulp_nvme_bdev "$NQN")
 wait_for 10 test -b "$BDEV"
 echo "   controller $CTRL, namespace $BDEV, $(blockdev --getsize64 "$BDEV") bytes"
 [[ $(blockdev --getsize64 "$BDEV") == $((64 << 20)) ]] ||
