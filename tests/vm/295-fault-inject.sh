@@ -21,7 +21,8 @@
 #   fail_function on each of siw's ALLOW_ERROR_INJECTION points (every one
 #     the kernel lists for siw must be in POINTS), failing every call
 #     (interval 1) and every third (interval 3); a kprobe counts the
-#     calls, so a point the workload never reached is reported;
+#     calls, and a point the workload never reached fails the test; the
+#     marker buffer's point with MPA markers on (mpa_markers=Y);
 #   failslab and fail_page_alloc with the task filter: every N-th
 #     allocation of the workload's processes fails (sleeping ones too),
 #     N in 3 7 17 41 (slab) and 5 23 (pages).
@@ -41,7 +42,10 @@ need_progs obj_churn
 POINTS=(siw_cep_alloc siw_cep_send siw_listener_add siw_listener_alloc
 	siw_mem_create siw_mmap_add siw_mem_pin
 	siw_qp_alloc_rings __siw_ring_alloc siw_tx_push siw_engine_init
-	siw_tx_alloc_copy_buf)
+	siw_tx_alloc_copy_buf siw_tx_alloc_mark_buf)
+# Points that only a connection with MPA markers reaches: their sweeps run
+# with mpa_markers=Y, so that both ends ask for them.
+MARKER_POINTS=" siw_tx_alloc_mark_buf "
 
 siw_pair siw siw
 siw_param mpa_timeout_ms 2000
@@ -111,11 +115,15 @@ for p in "${POINTS[@]}"; do
 		k0=$(dmesg | wc -l)
 		echo "== $p, interval $n"
 		kprobe_count_start fi_calls "$p" || fail "no kprobe on $p"
+		[[ $MARKER_POINTS == *" $p "* ]] && siw_param mpa_markers Y
 		echo "$p" >"$FF/inject"
 		echo "$n" >"$FF/interval"
 		workload "$p/$n"
 		echo >"$FF/inject"
-		echo "   $p called $(kprobe_count fi_calls) times"
+		siw_param mpa_markers N
+		calls=$(kprobe_count fi_calls)
+		echo "   $p called $calls times"
+		[[ $calls != 0 ]] || bad "$p/$n: the workload never reached it"
 		kprobe_count_stop fi_calls
 		settled "$p/$n" "$k0"
 	done
