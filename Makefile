@@ -23,7 +23,7 @@ export KVER
 
 .PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
 	demo checkpatch sparse fuzz-smoke fuzz-long style perf libsiw \
-	debug-kernel check-debug check-full
+	debug-kernel check-debug soak check-full
 
 all: modules
 
@@ -93,6 +93,14 @@ debug-kernel:
 check-debug:
 	@dir=$$(tools/debug-kernel/build -q | tail -n1) && \
 	env -u KVER -u KDIR SIW_KERNEL=$$dir tests/run --vm-only --debug $(ARGS)
+
+# Soak on the debug kernel: mixed traffic with link flaps for SOAK_SECS
+# (default 3600) seconds, tests/vm/soak.sh; Documentation/testing.md.
+SOAK_SECS ?= 3600
+soak:
+	@dir=$$(tools/debug-kernel/build -q | tail -n1) && \
+	env -u KVER -u KDIR SIW_KERNEL=$$dir SIW_TEST_SOAK_SECS=$(SOAK_SECS) \
+		tests/run --vm-only --debug --soak
 
 # Benchmark, our siw against Linux's in one guest (Documentation/testing.md);
 # options through PERF_ARGS, e.g. make perf PERF_ARGS="--only linux".

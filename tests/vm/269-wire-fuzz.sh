@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 300
+# timeout-plus: SIW_TEST_FUZZ_SECS
 # cost: 81
 #
 # Live-wire fuzzing: random and mutated input on real connections, while
