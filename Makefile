@@ -23,7 +23,7 @@ export KVER
 
 .PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
 	demo checkpatch sparse fuzz-smoke fuzz-long style perf libsiw \
-	debug-kernel check-debug soak check-full
+	debug-kernel check-debug check-instruments soak check-full
 
 all: modules
 
@@ -101,6 +101,12 @@ soak:
 	@dir=$$(tools/debug-kernel/build -q | tail -n1) && \
 	env -u KVER -u KDIR SIW_KERNEL=$$dir SIW_TEST_SOAK_SECS=$(SOAK_SECS) \
 		tests/run --vm-only --debug --soak
+
+# Injected bugs (a double put, an array overrun, an AB-BA lock order), each
+# of which must make check-debug fail with its report; tools/debug-kernel/
+# inject/, e.g. make check-instruments ARGS=abba.
+check-instruments:
+	tools/debug-kernel/check-instruments $(ARGS)
 
 # Benchmark, our siw against Linux's in one guest (Documentation/testing.md);
 # options through PERF_ARGS, e.g. make perf PERF_ARGS="--only linux".
