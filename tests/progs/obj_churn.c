@@ -11,7 +11,7 @@
  * completions; destroys everything. A call that fails is reported
  * ("refused: CALL: ERRNO") and the round unwinds from there: an error
  * code is a fine answer. What is not: a posted work request that neither
- * completes (in any status) within WAIT_S nor is on a QP in ERROR (a
+ * completes (in any status) within wait_s nor is on a QP in ERROR (a
  * hang), a destroy or dereg that fails (a leak), or a completion nobody
  * posted. Those fail the program (exit 1). At the end: "rounds N, calls
  * refused N, completions N (N in error)".
@@ -25,7 +25,12 @@
 #include "common.h"
 
 #define LEN	4096
-#define WAIT_S	10
+/*
+ * How long posted work may take: beyond siw's qp_connect_timeout_ms (10 s
+ * by default), after which a QP that never connected is in ERROR.
+ * OBJ_CHURN_WAIT_S sets it (the debug kernel is several times slower).
+ */
+static int wait_s = 15;
 
 static unsigned long refused, completions, wc_errors;
 
@@ -165,7 +170,7 @@ static void traffic(struct ibv_qp *a, struct ibv_qp *b, struct ibv_cq *cq,
 	want = 1;
 	if (ok(ibv_post_send(a, &sd, &sbad), "ibv_post_send"))
 		want += 3;
-	end = mono_ms() + WAIT_S * 1000;
+	end = mono_ms() + wait_s * 1000;
 	while (got < want) {
 		n = ibv_poll_cq(cq, 8, wc);
 		if (n < 0)
@@ -192,7 +197,7 @@ static void traffic(struct ibv_qp *a, struct ibv_qp *b, struct ibv_cq *cq,
 			return;
 		}
 		fail("%d of %d work requests completed within %d s, and neither QP is in ERROR: they hang",
-		     got, want, WAIT_S);
+		     got, want, wait_s);
 	}
 }
 
@@ -249,6 +254,12 @@ int main(int argc, char **argv)
 	set_prog(argv[0]);
 	if (argc != 3 || (rounds = atoi(argv[2])) < 1) {
 		fprintf(stderr, "usage: %s DEVICE ROUNDS\n", prog);
+		return EXIT_FAIL;
+	}
+	if (getenv("OBJ_CHURN_WAIT_S"))
+		wait_s = atoi(getenv("OBJ_CHURN_WAIT_S"));
+	if (wait_s < 1) {
+		fprintf(stderr, "%s: OBJ_CHURN_WAIT_S must be seconds\n", prog);
 		return EXIT_FAIL;
 	}
 	for (i = 0; i < rounds; i++)

@@ -74,7 +74,8 @@ VICTIM=(bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' victim)
 workload() {
 	local what=$1 rc=0
 	next_port
-	on a timeout -k 5 60 stdbuf -oL "${VICTIM[@]}" "$progs/obj_churn" "$DEV_A" 2 \
+	on a timeout -k 5 $((60 * SLOW)) env OBJ_CHURN_WAIT_S=$((15 * SLOW)) \
+		stdbuf -oL "${VICTIM[@]}" "$progs/obj_churn" "$DEV_A" 2 \
 		>"$TLOG/churn.log" 2>&1 || rc=$?
 	# Its own verdict (a hang, a leak) or a hang counts; an exit for
 	# want of memory (the exec, libibverbs) is the injection's doing.
@@ -85,10 +86,10 @@ workload() {
 	srv_start b 60 "$TLOG/rping.srv" "${VICTIM[@]}" rping -s -a "$IP_B" -p "$TPORT" -C 2
 	sleep 0.5
 	rc=0
-	on a timeout -k 5 40 stdbuf -oL "${VICTIM[@]}" rping -c -a "$IP_B" -p "$TPORT" -C 2 \
+	on a timeout -k 5 $((40 * SLOW)) stdbuf -oL "${VICTIM[@]}" rping -c -a "$IP_B" -p "$TPORT" -C 2 \
 		>"$TLOG/rping.cli" 2>&1 || rc=$?
 	((rc != 124 && rc != 137)) ||
-		bad "$what: the rping client hung (no end within 40 s): $(tail -n1 "$TLOG/rping.cli")"
+		bad "$what: the rping client hung (no end within $((40 * SLOW)) s): $(tail -n1 "$TLOG/rping.cli")"
 	srv_stop_all
 	echo "   obj_churn: $(tail -n1 "$TLOG/churn.log" | sed 's/^PASS: obj_churn//'); rping client exit $rc"
 }
@@ -114,10 +115,13 @@ for p in "${POINTS[@]}"; do
 	for n in 1 3; do
 		k0=$(dmesg | wc -l)
 		echo "== $p, interval $n"
-		kprobe_count_start fi_calls "$p" || fail "no kprobe on $p"
 		[[ $MARKER_POINTS == *" $p "* ]] && siw_param mpa_markers Y
 		echo "$p" >"$FF/inject"
 		echo "$n" >"$FF/interval"
+		# After fail_function's own kprobe: of the probes on one
+		# address, the last one registered runs first, and the
+		# handler of a call that fails ends the run of handlers.
+		kprobe_count_start fi_calls "$p" || fail "no kprobe on $p"
 		workload "$p/$n"
 		echo >"$FF/inject"
 		siw_param mpa_markers N
