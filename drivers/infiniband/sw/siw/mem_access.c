@@ -156,14 +156,13 @@ static siw_mem_err_t siw_mem_piece(struct siw_mem *mem, u64 addr, u64 len,
 	}
 }
 
-static siw_mem_err_t siw_mem_walk_locked(struct siw_mem *mem, u64 addr,
+/* Hand [addr, addr + len) of @mem to @fn piece by piece, until it says stop. */
+static siw_mem_err_t siw_mem_walk_pieces(struct siw_mem *mem, u64 addr,
 					 u64 len, siw_mem_piece_fn fn,
 					 void *arg)
 {
 	struct siw_mem_piece piece;
 	siw_mem_err_t err;
-
-	lockdep_assert_held(&mem->lock);
 
 	while (len) {
 		err = siw_mem_piece(mem, addr, len, &piece);
@@ -175,6 +174,15 @@ static siw_mem_err_t siw_mem_walk_locked(struct siw_mem *mem, u64 addr,
 		len -= piece.len;
 	}
 	return SIW_MEM_OK;
+}
+
+/* The same for a registration that can change: held still by its lock. */
+static siw_mem_err_t siw_mem_walk_locked(struct siw_mem *mem, u64 addr,
+					 u64 len, siw_mem_piece_fn fn,
+					 void *arg)
+{
+	lockdep_assert_held(&mem->lock);
+	return siw_mem_walk_pieces(mem, addr, len, fn, arg);
 }
 
 siw_mem_err_t siw_mem_walk(struct siw_mem *mem, u32 stag, struct ib_pd *pd,
@@ -189,7 +197,7 @@ siw_mem_err_t siw_mem_walk(struct siw_mem *mem, u32 stag, struct ib_pd *pd,
 			return SIW_MEM_ERR_STAG;
 		err = siw_local_dma_check(pd, ib_access, addr, len);
 		if (err == SIW_MEM_OK)
-			err = siw_mem_walk_locked(mem, addr, len, fn, arg);
+			err = siw_mem_walk_pieces(mem, addr, len, fn, arg);
 		return err;
 	}
 
