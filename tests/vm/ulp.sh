@@ -22,12 +22,14 @@
 ULP_CFS=/sys/kernel/config/nvmet
 
 # The namespace block device of NQN's controller (nvmeXnY, not a hidden
-# multipath member nvmeXcYnZ).
+# multipath member nvmeXcYnZ) whose /dev node is there: one of an older
+# controller may still be on its way out.
 ulp_nvme_bdev() {
 	local b
 	for b in /sys/block/nvme*n1; do
 		[[ $(basename "$b") =~ ^nvme[0-9]+n1$ ]] || continue
 		[[ $(cat "$b/device/subsysnqn" 2>/dev/null) == "$1" ]] || continue
+		[[ -b /dev/$(basename "$b") ]] || continue
 		basename "$b"
 		return 0
 	done
@@ -58,9 +60,12 @@ ulp_nvme_up() {
 		show_log "$TLOG/nvme-connect.log"
 		fail "nvme connect -t rdma to $ip:$port failed"
 	}
-	wait_for 30 ulp_nvme_bdev "$nqn"
+	until_ok 30 ulp_nvme_bdev "$nqn" || {
+		find /sys/block /sys/class/nvme -maxdepth 1 -name 'nvme*' 2>&1 | sed 's/^/   | /'
+		fail "no block device of $nqn with a /dev node"
+	}
+	# shellcheck disable=SC2034 # for the caller
 	NVME_BDEV=/dev/$(ulp_nvme_bdev "$nqn")
-	wait_for 10 test -b "$NVME_BDEV"
 }
 
 # No NVMe controller at all.
@@ -85,6 +90,7 @@ ulp_nfs_up() {
 	local ip=$1 mnt=$2
 	command -v rpc.nfsd >/dev/null || fail "nfs-kernel-server missing (make deps)"
 	modprobe -a rpcrdma nfsd nfs nfsv4 || fail "NFS/RDMA modules do not load"
+	# shellcheck disable=SC2034 # for the caller too
 	NFS_EXPORT=/srv/siw-ulp-export
 	mkdir -p "$NFS_EXPORT" "$mnt" /var/lib/nfs/v4recovery /run/rpcbind
 	mount -t tmpfs -o size=256m tmpfs "$NFS_EXPORT"
