@@ -15,7 +15,10 @@
 #     it must not hang (60 s) either;
 #   rping -C 2 from a to a server in b (listen, connect, accept, MPA,
 #     data, disconnect): its client must end within 40 s, whatever it
-#     got (a refused call, a rejected or failed connection).
+#     got (a refused call, a rejected or failed connection); but after a
+#     failed rdma_connect call rping waits for its CQ thread forever (its
+#     own fault: nothing flushes the receive it posted), so it is stopped
+#     then, and what it held must still go.
 # Sweeps, each step ending with no QP or rdma_cm ID left within 20 s and
 # no kernel report:
 #   fail_function on each of siw's ALLOW_ERROR_INJECTION points (every one
@@ -70,9 +73,20 @@ bad() {
 # "${VICTIM[@]}" CMD...: CMD with make-it-fail set, for the task filters.
 VICTIM=(bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' victim)
 
+# stacks_of PID: state, wait channel and kernel stack of each thread.
+stacks_of() {
+	local t
+	[[ -n $1 && -d /proc/$1 ]] || return 0
+	echo "   rping client $1 still running: $(tr '\0' ' ' <"/proc/$1/cmdline")"
+	for t in /proc/"$1"/task/*; do
+		echo "   | thread ${t##*/}: $(awk '{ print $3 }' "$t/stat") in $(cat "$t/wchan")"
+		sed 's/^/   |   /' "$t/stack" 2>/dev/null
+	done
+}
+
 # workload WHAT: obj_churn, then rping a -> b; judged as said above.
 workload() {
-	local what=$1 rc=0
+	local what=$1 rc=0 pid end own
 	next_port
 	on a timeout -k 5 $((60 * SLOW)) env OBJ_CHURN_WAIT_S=$((15 * SLOW)) \
 		stdbuf -oL "${VICTIM[@]}" "$progs/obj_churn" "$DEV_A" 2 \
@@ -87,8 +101,30 @@ workload() {
 	sleep 0.5
 	rc=0
 	on a timeout -k 5 $((40 * SLOW)) stdbuf -oL "${VICTIM[@]}" rping -c -a "$IP_B" -p "$TPORT" -C 2 \
-		>"$TLOG/rping.cli" 2>&1 || rc=$?
-	((rc != 124 && rc != 137)) ||
+		>"$TLOG/rping.cli" 2>&1 &
+	pid=$!
+	end=$((SECONDS + 40 * SLOW - 10)) own=
+	while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
+		# rping's own hang: when rdma_connect fails at once, the client
+		# joins its CQ thread, which waits for a completion of the
+		# receive it posted; nothing flushes it (rdma_cm leaves the QP
+		# as it was, to be connected again or destroyed). Stopped after
+		# 5 s (times SLOW); what it held is then checked like the rest.
+		if [[ -z $own ]] && grep -q '^rdma_connect:' "$TLOG/rping.cli"; then
+			own=$SECONDS
+		elif [[ -n $own ]] && ((SECONDS > own + 5 * SLOW)); then
+			echo "   rping client: rdma_connect failed ($(grep -m1 '^rdma_connect:' "$TLOG/rping.cli")), stopped: rping waits for its CQ thread forever then"
+			pkill -x -n rping || true
+			break
+		fi
+		nap 0.5
+	done
+	# Where a client that is about to be stopped waits: each thread's
+	# state, wait channel and kernel stack. The newest rping is the
+	# client (the server started first).
+	kill -0 "$pid" 2>/dev/null && [[ -z $own ]] && stacks_of "$(pgrep -n -x rping)"
+	wait "$pid" || rc=$?
+	[[ -n $own ]] || ((rc != 124 && rc != 137)) ||
 		bad "$what: the rping client hung (no end within $((40 * SLOW)) s): $(tail -n1 "$TLOG/rping.cli")"
 	srv_stop_all
 	echo "   obj_churn: $(tail -n1 "$TLOG/churn.log" | sed 's/^PASS: obj_churn//'); rping client exit $rc"
