@@ -68,9 +68,13 @@ ulp_nvme_up() {
 	NVME_BDEV=/dev/$(ulp_nvme_bdev "$nqn")
 }
 
-# No NVMe controller at all.
+# No NVMe controller and no NVMe block device at all. A namespace's block
+# device (with native multipath, the head's) can outlive its controller
+# for a moment, and its /dev node goes only with it: a new namespace of
+# the same name made before then loses its node to the old one's removal.
 ulp_nvme_none() {
-	[[ $(find /sys/class/nvme/ -mindepth 1 -maxdepth 1 2>/dev/null | grep -c .) == 0 ]]
+	[[ $(find /sys/class/nvme/ /sys/block/ -mindepth 1 -maxdepth 1 -name 'nvme*' 2>/dev/null |
+		grep -c .) == 0 ]]
 }
 
 ulp_nvme_down() {
