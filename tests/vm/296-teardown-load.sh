@@ -69,7 +69,7 @@ load_start() {
 		>"$TLOG/rping.cli" 2>&1 &
 	LOAD_PIDS+=($!)
 	(while :; do
-		dd if=/dev/urandom of="$NVME_BDEV" bs=64k count=64 oflag=direct status=none || exit 0
+		dd if=/dev/urandom of="$NVME_BDEV" bs=64k count=64 oflag=direct conv=nocreat status=none || exit 0
 		dd if="$NVME_BDEV" of=/dev/null bs=64k count=64 iflag=direct status=none || exit 0
 	done) >/dev/null 2>&1 &
 	LOAD_PIDS+=($!)

@@ -113,7 +113,8 @@ w_nvme() {
 		t=$(now) rc=0 note=
 		timeout -k 5 $((300 * SLOW)) fio --name=soak --filename="$NVME_BDEV" --direct=1 \
 			--ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-128k --size=32M \
-			--verify=crc32c --verify_fatal=1 --randrepeat=0 --output="$S/fio.out" \
+			--verify=crc32c --verify_fatal=1 --randrepeat=0 --allow_file_create=0 \
+			--output="$S/fio.out" \
 			>"$S/fio.log" 2>&1 || rc=$?
 		# A checksum that does not match is never the link's fault.
 		grep -qiE 'verify:? .*(bad|fail)|crc32c.*(mismatch|bad)' "$S/fio.out" "$S/fio.log" &&
