@@ -119,25 +119,16 @@ gone_within() {
 	until_ok 30 gone "$1" || bad "$1 still there $BOUND s after its end"
 }
 
-# settled_siw DEV...: no QP and no rdma_cm ID but listeners on DEVs.
-settled_siw() {
-	local re n
-	re=$(IFS='|'; echo "$*")
-	n=$( { rdma res show qp; rdma res show cm_id | grep -v ' state LISTEN '; } 2>/dev/null |
-		grep -cE "^link ($re)/") || true
-	[[ $n == 0 ]]
-}
-
 teardown() {
 	load_stop
 	# The pair's connections end with their processes; siw0's NVMe
 	# controller stays until it is disconnected.
-	until_ok 30 settled_siw siw_a siw_b || {
+	until_ok 30 res_settled siw_a siw_b || {
 		rdma res show qp | sed 's/^/   | /'
 		bad "$1: QPs or rdma_cm IDs of siw_a/siw_b left $BOUND s after the load stopped"
 	}
 	ulp_nvme_down "$NQN"
-	until_ok 30 settled_siw siw0 || {
+	until_ok 30 res_settled siw0 || {
 		rdma res show qp | sed 's/^/   | /'
 		bad "$1: QPs or rdma_cm IDs of siw0 left $BOUND s after the NVMe controller went"
 	}
