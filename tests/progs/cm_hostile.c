@@ -4,7 +4,7 @@
  *
  *	cm_hostile cycle ADDR PORT CYCLES SECS listen|eaddrinuse
  *	cm_hostile stale ADDR PORT1 PORT2 SECS
- *	cm_hostile hold ADDR PORT SECS
+ *	cm_hostile hold ADDR PORT SECS [UNTIL]
  *	cm_hostile orphan ADDR PORT SECS
  *
  * cycle: up to CYCLES times (and for SECS seconds at most), one rdma_cm ID
@@ -26,9 +26,10 @@
  * listener answered them.
  *
  * hold: a consumer that never answers. Listens on ADDR:PORT (backlog 3),
- * takes every event for SECS seconds and answers no connection request
- * (keeps its ID), then prints how many requests came ("requests N") and
- * destroys everything. The driver must bound what such requests cost.
+ * takes every event for SECS seconds (or until the file UNTIL exists) and
+ * answers no connection request (keeps its ID), then prints how many
+ * requests came ("requests N") and destroys everything. The driver must
+ * bound what such requests cost.
  *
  * orphan: listens on ADDR:PORT, waits up to SECS for one connection
  * request, destroys the listening ID, and only then accepts the request
@@ -282,7 +283,8 @@ static int stale(const char *addr, const char *port1, const char *port2,
 	pass();
 }
 
-static int hold(const char *addr, const char *port, int secs)
+static int hold(const char *addr, const char *port, int secs,
+		const char *until)
 {
 	struct rdma_event_channel *ch = make_channel();
 	struct rdma_cm_id *l = listen_on(ch, addr, port, 3);
@@ -293,7 +295,7 @@ static int hold(const char *addr, const char *port, int secs)
 
 	note("listening on %s:%s (backlog 3), answering nothing for %d s",
 	     addr, port, secs);
-	while (now_s() < end) {
+	while (now_s() < end && !(until && !access(until, F_OK))) {
 		ev = event_within(ch, 200);
 		if (!ev)
 			continue;
@@ -358,14 +360,15 @@ int main(int argc, char **argv)
 	}
 	if (argc == 6 && !strcmp(argv[1], "stale"))
 		return stale(argv[2], argv[3], argv[4], atoi(argv[5]));
-	if (argc == 5 && !strcmp(argv[1], "hold"))
-		return hold(argv[2], argv[3], atoi(argv[4]));
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "hold"))
+		return hold(argv[2], argv[3], atoi(argv[4]),
+			    argc == 6 ? argv[5] : NULL);
 	if (argc == 5 && !strcmp(argv[1], "orphan"))
 		return orphan(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr,
 		"usage: %s cycle ADDR PORT CYCLES SECS listen|eaddrinuse\n"
 		"       %s stale ADDR PORT1 PORT2 SECS\n"
-		"       %s hold ADDR PORT SECS\n"
+		"       %s hold ADDR PORT SECS [UNTIL]\n"
 		"       %s orphan ADDR PORT SECS\n", prog, prog, prog, prog);
 	return EXIT_FAIL;
 }

@@ -26,11 +26,12 @@
 #   unanswered  a consumer that takes connection requests and never
 #           answers them (tests/progs/cm_hostile hold, backlog 3) on B;
 #           A opens 64 TCP connections to it, each sending one valid MPA
-#           request (cm_flood.py silent --mpa) once it is up. For 10 s, while
-#           TCP lets in more of them, at most 16 may be siw's (a request
-#           reported and unanswered holds its room like one still to come),
-#           the consumer sees at most 16 requests, the rest wait in the
-#           accept queue, and a log line says so.
+#           request (cm_flood.py silent --mpa) once it is up. While TCP
+#           lets in more of them (looked at once a second, 10 to 40 s),
+#           at most 16 may be siw's (a request reported and unanswered
+#           holds its room like one still to come), siw must come to hold
+#           16, then the rest wait in the accept queue, the consumer sees
+#           at most 16 requests, and a log line says so.
 #   orphan  a consumer destroys its listener after a request was reported
 #           to it and then accepts the request (cm_hostile orphan): the
 #           accept succeeds and the peer gets the MPA reply.
@@ -195,45 +196,57 @@ case_backlog() {
 
 case_unanswered() {
 	local port=21013 n=64 go=$TLOG/unanswered.go fpid q t maxq=0 held=0 i line reqs
+	local full=0 looks='' refused
 	step "unanswered: $n connections with an MPA request to a consumer that never answers"
-	# Requests wait for their answer longer than the case lasts.
+	# Requests wait for their answer, and connections for their request,
+	# longer than the case lasts: siw's room only fills.
 	siw_param mpa_accept_timeout_ms 60000
-	srv_start b 120 "$TLOG/unanswered.srv" "$progs/cm_hostile" hold "$IP_B" "$port" 25
-	wait_listen b "$port" "$SRV_PID" || { show_log "$TLOG/unanswered.srv"; fail "unanswered: cm_hostile hold does not listen"; }
+	siw_param mpa_timeout_ms 60000
 	rm -f "$go"
+	srv_start b 120 "$TLOG/unanswered.srv" "$progs/cm_hostile" hold "$IP_B" "$port" 60 "$go"
+	wait_listen b "$port" "$SRV_PID" || { show_log "$TLOG/unanswered.srv"; fail "unanswered: cm_hostile hold does not listen"; }
 	on a "$PY" "$FLOOD" silent --mpa --server "$IP_B" --port "$port" --count "$n" \
 		--until "$go" --max-secs 60 >"$TLOG/unanswered.flood" 2>&1 &
 	fpid=$!
 	wait_for 30 grep -q '^connected' "$TLOG/unanswered.flood"
 	# TCP drops the SYNs beyond its accept queue (backlog 3); the peers
-	# send them again after 1, 3, 7 and 15 s: look while more come, up to
-	# 20 s (the consumer holds 25 s), at least 10 s. Requests that reach
+	# send them again after 1, 3, 7, 15 and 31 s. Requests that reach
 	# iw_cm faster than it takes them (more than its backlog of 3 at
 	# once) are refused at once ("listen backlog full") and free their
-	# room, so the room may take more than 10 s to fill; once it is full
-	# the connections that come must wait in the accept queue.
+	# room, so the room may take a while to fill. Look once a second, at
+	# least 10 s, until a connection waits in the accept queue after the
+	# room was full (at most 40 s; the consumer holds up to 60 s, until
+	# the file $go tells it and the peers to stop).
 	for ((i = 1; ; i++)); do
 		read -r q t < <(backlog_look b "$port")
-		((q > maxq)) && maxq=$q
+		looks+=" $t/$q"
+		((t >= 16)) && full=1
+		((full && q > maxq)) && maxq=$q
 		((t > held)) && held=$t
-		((i >= 20 || (i >= 10 && maxq > 0))) && break
+		((i >= 40 || (i >= 10 && maxq > 0))) && break
 		sleep 1
 	done
+	refused=$(klog | grep -c "siw_b: connection $IP_B:$port -> .*listen backlog full") || true
 	echo "   peer: $(grep '^connected' "$TLOG/unanswered.flood")"
-	echo "   in b, most seen in $i looks over $i s: $held connections taken by siw, $maxq in the listening socket's accept queue"
-	echo "   refused at once (listen backlog full): $(klog | grep -c "siw_b: connection $IP_B:$port -> .*listen backlog full")"
+	echo "   in b, taken by siw / in the accept queue, once a second:$looks"
+	echo "   most seen: $held connections taken by siw, $maxq in the listening socket's accept queue once siw held 16"
+	echo "   refused at once (listen backlog full): $refused"
+	touch "$go"
 	srv_wait "$SRV_PID" || { show_log "$TLOG/unanswered.srv"; fail "unanswered: cm_hostile hold failed"; }
 	SRV_PIDS=()
-	touch "$go"
 	wait "$fpid" || true
+	echo "   peer: $(grep '^closed all' "$TLOG/unanswered.flood")"
 	reqs=$(sed -n 's/^requests //p' "$TLOG/unanswered.srv")
 	echo "   the consumer saw ${reqs:-no} requests"
+	siw_param mpa_timeout_ms 10000
 	((held <= 16)) ||
-		fail "unanswered: siw took $held connections whose requests nobody answers; at most max(backlog 3, 16) = 16 may wait"
+		fail "unanswered: siw took $held connections whose requests nobody answers; at most max(backlog 3, 16) = 16 may wait (taken/queued once a second:$looks)"
 	((${reqs:-99} <= 16)) ||
 		fail "unanswered: the consumer got $reqs requests it never answered; at most 16 may wait"
+	((full)) ||
+		fail "unanswered: siw never held 16 connections in $i s while $n peers tried (most: $held; $refused refused because iw_cm's backlog was full; taken/queued once a second:$looks)"
 	((maxq > 0)) ||
-		fail "unanswered: the listening socket's accept queue stayed empty: the connections siw did not take must wait there"
+		fail "unanswered: the listening socket's accept queue stayed empty after siw held 16: the connections siw did not take must wait there (taken/queued once a second:$looks)"
 	line=$(klog | grep -E "siw_b: listener $IP_B:$port: .* wait for their MPA request or its answer" | tail -n1) ||
 		fail "unanswered: no log line about connections waiting for an answer"
 	echo "   log: ${line#*] }"

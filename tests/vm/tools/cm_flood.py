@@ -19,10 +19,11 @@ the end; exit 0.
 
 silent: opens N connections at once and sends nothing. Prints how many
 are up after 1.5 s ("connected K of N"), holds them until FILE exists
-(at most S seconds), then closes them all; exit 0. With --mpa each
-connection that is up sends one valid MPA request (rev 2) at 1.5 s and
-then nothing more: a request the listener's consumer may leave
-unanswered.
+(at most S seconds), then closes them all and prints how many came up in
+all; exit 0. With --mpa each connection sends one valid MPA request
+(rev 2) as soon as it is up, also one that comes up late (its SYN was
+dropped and sent again), and then nothing more: a request the listener's
+consumer may leave unanswered.
 
 request: one connection, a valid MPA request (rev 2; MS milliseconds
 after the connection is up, default at once), then waits up to S
@@ -131,35 +132,55 @@ def flood(args):
 
 
 def silent(args):
+    req = iwarp_peer.mpa_request(2)
     addr = (args.server, args.port)
+    sel = selectors.DefaultSelector()
     socks = []
+    n = dict(up=0, sent=0, failed=0)
     for _ in range(args.count):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setblocking(False)
         s.connect_ex(addr)
         socks.append(s)
-    time.sleep(1.5)
-    up = sent = 0
-    for s in socks:
-        try:
-            s.getpeername()
-            up += 1
-            if args.mpa:
-                s.send(iwarp_peer.mpa_request(2))
-                sent += 1
-        except OSError:
-            pass
+        sel.register(s, selectors.EVENT_WRITE)
+
+    def wait_up(secs):
+        """Take the connections that come up within secs seconds."""
+        end = time.monotonic() + secs
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            if not sel.get_map():
+                time.sleep(left)
+                return
+            for key, _ in sel.select(timeout=left):
+                s = key.fileobj
+                sel.unregister(s)
+                if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+                    n["failed"] += 1
+                    continue
+                n["up"] += 1
+                if args.mpa:
+                    try:
+                        s.send(req)
+                        n["sent"] += 1
+                    except OSError:
+                        pass
+
+    wait_up(1.5)
     if args.mpa:
         say("connected %d of %d, sent %d MPA requests" %
-            (up, args.count, sent))
+            (n["up"], args.count, n["sent"]))
     else:
-        say("connected %d of %d, sending nothing" % (up, args.count))
+        say("connected %d of %d, sending nothing" % (n["up"], args.count))
     end = time.monotonic() + args.max_secs
     while not os.path.exists(args.until) and time.monotonic() < end:
-        time.sleep(0.1)
+        wait_up(0.1)
     for s in socks:
         s.close()
-    say("closed all %d" % args.count)
+    say("closed all %d: %d had come up, %d failed to connect, %d MPA "
+        "requests sent" % (args.count, n["up"], n["failed"], n["sent"]))
     return 0
 
 
