@@ -73,9 +73,10 @@ load_start() {
 		dd if="$NVME_BDEV" of=/dev/null bs=64k count=64 iflag=direct status=none || exit 0
 	done) >/dev/null 2>&1 &
 	LOAD_PIDS+=($!)
-	# Let traffic flow before the disruption.
-	wait_for 60 bash -c "[[ \$(rdma res show qp 2>/dev/null | grep -c ' state RTS ') -ge 6 ]]" ||
-		true
+	# Let traffic flow before the disruption: a disruption without its
+	# load would prove nothing.
+	wait_for $((60 * SLOW)) bash -c "[[ \$(rdma res show qp 2>/dev/null | grep -c ' state RTS ') -ge 6 ]]" ||
+		fail "the load did not start: $(rdma res show qp 2>/dev/null | grep -c ' state RTS ') QPs in RTS after $((60 * SLOW)) s, at least 6 expected (two each for ib_write_bw, rping and NVMe-oF's admin and I/O queues)"
 	echo "   load running: $(rdma res show qp 2>/dev/null | grep -c ' state RTS ') QPs in RTS"
 }
 
