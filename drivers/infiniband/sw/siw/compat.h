@@ -14,7 +14,9 @@
 #include <linux/bvec.h>
 #include <linux/gfp.h>
 #include <linux/netdevice.h>
+#include <linux/version.h>
 #include <net/tcp.h>
+#include <rdma/uverbs_ioctl.h>
 
 /*
  * Tracked references to the bound netdev. netdev_hold()/netdev_put() exist
@@ -78,6 +80,21 @@ static inline int siw_tcp_send_page_locked(struct sock *sk, struct page *page,
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
 	return tcp_sendmsg_locked(sk, &msg, len);
 }
+#endif
+
+/*
+ * Since 6.9 the core hands create_cq the whole uverbs_attr_bundle, NULL
+ * for a kernel consumer, where 6.1 handed it the bundle's driver udata.
+ * cq.c keeps the 6.1 form and this converts.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define SIW_CREATE_CQ_TAKES_ATTRS 1
+static inline struct ib_udata *siw_attrs_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define SIW_CREATE_CQ_TAKES_ATTRS 0
 #endif
 
 /*

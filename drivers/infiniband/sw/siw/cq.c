@@ -424,8 +424,21 @@ destroy_ring:
 	return err;
 }
 
+#if SIW_CREATE_CQ_TAKES_ATTRS
+static int siw_create_cq_attrs(struct ib_cq *base,
+			       const struct ib_cq_init_attr *attr,
+			       struct uverbs_attr_bundle *attrs)
+{
+	return siw_create_cq(base, attr, siw_attrs_udata(attrs));
+}
+
+#define siw_create_cq_op siw_create_cq_attrs
+#else
+#define siw_create_cq_op siw_create_cq
+#endif
+
 const struct ib_device_ops siw_cq_ops = {
-	.create_cq = siw_create_cq,
+	.create_cq = siw_create_cq_op,
 	.destroy_cq = siw_destroy_cq,
 	.poll_cq = siw_poll_cq,
 	.req_notify_cq = siw_req_notify_cq,
