@@ -23,7 +23,7 @@ export KVER
 
 .PHONY: all modules ktest clean deps install uninstall check unit vm-tests \
 	demo checkpatch sparse fuzz-smoke fuzz-long style perf libsiw \
-	debug-kernel check-debug check-instruments soak check-full
+	debug-kernel check-debug check-instruments soak check-full deb
 
 all: modules
 
@@ -118,6 +118,11 @@ perf: modules
 demo: deps
 	$(MAKE) modules
 	tools/testing/vm/run --timeout 300 tools/demo.sh
+
+# Debian packages siw-dkms and siw-ibverbs-provider (debian/) in build/deb/,
+# checked by lintian; Documentation/admin-guide.rst.
+deb:
+	tools/mkdeb
 
 install: modules libsiw
 	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_DIR=updates modules_install
