@@ -125,6 +125,13 @@ w_perf() {
 			wait_listen b "$port" "$pid" 2>/dev/null || sleep 2
 			on a timeout -k 5 $((120 * SLOW)) "ib_${op}_bw" -R -F -D 10 -s 65536 -p "$port" "$IP_B" \
 				>"$S/perf.cli" 2>&1 || rc=$?
+			# A server whose client failed waits for it until its
+			# timeout (seen: a client that found the port down
+			# during a flap, its round ended 720 s later).
+			if ((rc != 0)); then
+				pkill -TERM -P "$pid" 2>/dev/null || true
+				kill "$pid" 2>/dev/null || true
+			fi
 			wait "$pid" 2>/dev/null || true
 			round "perf-$op" "$t" "$rc"
 			((rc == 0)) || { tail -n 3 "$S/perf.cli" >>"$S/perf.fails"; sleep 2; }
