@@ -34,6 +34,7 @@ static void siw_dealloc_driver(struct ib_device *base)
 	siw_mem_table_destroy(sdev);
 	siw_obj_report_leaks(sdev);
 	xa_destroy(&sdev->qp_table);
+	siw_stats_free(sdev);
 	siw_netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	sdev->netdev = NULL;
 }
@@ -58,6 +59,7 @@ static void siw_device_set_ops(struct ib_device *base)
 	ib_set_device_ops(base, &siw_srq_ops);
 	ib_set_device_ops(base, &siw_cm_ops);
 	ib_set_device_ops(base, &siw_restrack_ops);
+	ib_set_device_ops(base, &siw_stats_ops);
 }
 
 /* A device that is not registered yet, bound to @ndev. */
@@ -93,7 +95,9 @@ static struct siw_device *siw_device_create(struct net_device *ndev)
 	/* Kernel users reach their memory through STag 0 (mem.h). */
 	base->local_dma_lkey = SIW_LOCAL_DMA_STAG;
 
-	err = siw_mem_table_init(sdev);
+	err = siw_stats_alloc(sdev);
+	if (!err)
+		err = siw_mem_table_init(sdev);
 	if (!err)
 		err = ib_device_set_netdev(base, ndev, SIW_PORT);
 	if (err) {

@@ -67,6 +67,7 @@ static __printf(3, 4) int siw_rx_refuse(struct siw_qp *qp,
 	siw_conn_err(qp, "%pV; terminating (%s %u/%u/0x%02x)\n", &vaf,
 		     siw_term_layer(&tc), tc.layer, tc.etype, tc.ecode);
 	va_end(args);
+	siw_stat_inc(qp->sdev, SIW_STAT_RX_PLACE_ERRORS);
 	siw_rx_fail(&qp->rx.parser, &tc);
 	return -EINVAL;
 }
@@ -475,6 +476,8 @@ static void siw_rx_peer_terminated(struct siw_qp *qp,
 	bool swapped = siw_term_code_unswap(&tc);
 	const char *words = siw_term_code_str(&tc);
 
+	siw_stat_inc(qp->sdev, siw_stat_term(tc.layer, false));
+
 	siw_conn_err(qp, "peer sent Terminate: %s (%s %u/%u/0x%02x%s)\n",
 		     words ? words : "error class no RFC defines",
 		     siw_term_layer(&tc), tc.layer, tc.etype, tc.ecode,
@@ -544,6 +547,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	bool rtr = siw_rx_is_rtr_read(qp, h);
 	struct siw_rresp rr;
 
+	siw_stat_inc(qp->sdev, SIW_STAT_RX_FPDUS);
 	siw_rx_put_ranges(rx);
 	if (test_and_clear_bit(SIW_TX_HOLD, &qp->tx.flags))
 		siw_tx_schedule(qp);	/* the peer's RTR arrived */
@@ -587,6 +591,10 @@ static void siw_rx_failed(struct siw_qp *qp)
 	u16 hdrct;
 	u32 len;
 
+	if (err == SIW_RX_E_CRC)
+		siw_stat_inc(qp->sdev, SIW_STAT_RX_CRC_ERRORS);
+	else if (err != SIW_RX_E_CALLER)
+		siw_stat_inc(qp->sdev, SIW_STAT_RX_BAD_FPDUS);
 	if (err != SIW_RX_E_CALLER)
 		siw_conn_err(qp, "bad FPDU: %s; terminating (%s %u/%u/0x%02x)\n",
 			     siw_rx_err_str(err), siw_term_layer(tc),
@@ -654,6 +662,7 @@ static int siw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		}
 	}
 	/* After an error the rest of the stream is dropped. */
+	siw_stat_add(qp->sdev, SIW_STAT_RX_OCTETS, len - left);
 	return len;
 
 broken:

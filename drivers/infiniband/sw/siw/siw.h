@@ -18,6 +18,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "stats.h"
+
 #include "compat.h"
 
 /* Identity. The vendor id spells "siw" in ASCII; it is not an OUI. */
@@ -121,6 +123,8 @@ struct siw_device {
 	/* Memory objects by STag index, and what frees them (mem.c). */
 	struct xarray mem_table;
 	struct workqueue_struct *mem_wq;
+
+	struct siw_stats __percpu *stats;	/* stats.h */
 };
 
 static inline struct siw_device *to_siw_device(struct ib_device *base)
@@ -208,5 +212,6 @@ extern const struct ib_device_ops siw_mr_ops;		/* mr.c */
 extern const struct ib_device_ops siw_qp_ops;		/* qp.c */
 extern const struct ib_device_ops siw_srq_ops;		/* srq.c */
 extern const struct ib_device_ops siw_restrack_ops;	/* restrack.c */
+extern const struct ib_device_ops siw_stats_ops;	/* stats.c */
 
 #endif /* SIW_H */

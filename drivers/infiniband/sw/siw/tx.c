@@ -662,8 +662,10 @@ framed:
 	 * TCP may deliver it before sendmsg even returns here: the Read is
 	 * answered, as the peer counts, once its last FPDU is framed.
 	 */
-	if (tx->kind == SIW_TX_RRESP && h->last)
+	if (tx->kind == SIW_TX_RRESP && h->last) {
 		siw_tx_rresp_done(tx);
+		siw_stat_inc(qp->sdev, SIW_STAT_READ_REQS_SERVED);
+	}
 	return SIW_MEM_OK;
 }
 
@@ -1044,6 +1046,7 @@ static void siw_tx_msg_sent(struct siw_qp *qp)
 			siw_tx_complete(qp, &tx->sqe, tx->len, SIW_WC_SUCCESS);
 		break;
 	case SIW_TX_TERM:
+		siw_stat_inc(qp->sdev, siw_stat_term(tx->term.layer, true));
 		/* Nothing follows a Terminate: close once it is out. */
 		siw_cm_close(qp, true);
 		break;
@@ -1077,6 +1080,10 @@ static enum siw_tx_step siw_tx_step(struct siw_qp *qp)
 			tx->sock_err = rv;
 			return SIW_TX_STEP_BROKEN;
 		}
+		siw_stat_inc(qp->sdev, SIW_STAT_TX_FPDUS);
+		siw_stat_add(qp->sdev, SIW_STAT_TX_OCTETS, tx->fpdu_len);
+		if (!bitmap_empty(tx->zcopy, SIW_TX_MAX_KVEC))
+			siw_stat_inc(qp->sdev, SIW_STAT_TX_ZCOPY_FPDUS);
 		siw_tx_release(tx);
 		tx->fpdu_len = 0;
 		tx->fpdu_sent = 0;
