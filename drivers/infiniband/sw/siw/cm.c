@@ -381,11 +381,22 @@ void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 			    graceful ? "graceful" : "abort");
 }
 
+/*
+ * Count @s on the endpoint's device. An endpoint of the QP-connect
+ * listener has none until its request names a QP: what happens to it
+ * before (a refused request) belongs to no device.
+ */
+static void siw_cep_count(const struct siw_cep *cep, enum siw_stat s)
+{
+	if (cep->sdev)
+		siw_stat_inc(cep->sdev, s);
+}
+
 /* The active side gives up: its owner hears @status and closes it. */
 static void siw_cep_connect_failed(struct siw_cep *cep, int status)
 {
 	lockdep_assert_held(&cep->mutex);
-	siw_stat_inc(cep->sdev, SIW_STAT_CONN_FAILED);
+	siw_cep_count(cep, SIW_STAT_CONN_FAILED);
 	cep->ops->connect_failed(cep, status);
 }
 
@@ -499,7 +510,7 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 	}
 	cep->state = SIW_CEP_CONNECTED;
 	del_timer(&cep->timer);
-	siw_stat_inc(cep->sdev, SIW_STAT_CONN_ESTABLISHED);
+	siw_cep_count(cep, SIW_STAT_CONN_ESTABLISHED);
 	siw_cep_log(dbg, cep, "QP %u up: MPA rev %u, CRC %s, IRD %u, ORD %u%s%s%s%s\n",
 		    siw_qp_num(qp), cep->res.rev, cep->res.crc ? "on" : "off",
 		    cep->res.ird, cep->res.ord, cep->res.p2p ? ", p2p" : "",
@@ -552,7 +563,7 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 	}
 	siw_mpa_negotiate_rep(&cep->pol, &cep->req, &cep->peer, &cep->res);
 	if (cep->res.reason == SIW_MPA_E_REJECTED) {
-		siw_stat_inc(cep->sdev, SIW_STAT_MPA_REJECTS_RECV);
+		siw_cep_count(cep, SIW_STAT_MPA_REJECTS_RECV);
 		siw_cep_connect_failed(cep, cep->ops->rejected(cep));
 		return;
 	}
@@ -650,12 +661,12 @@ int siw_cep_dial(struct siw_cep *cep, const struct sockaddr_storage *laddr,
 
 	cep->state = SIW_CEP_CONNECTING;
 	siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
-	siw_stat_inc(cep->sdev, SIW_STAT_CONN_ATTEMPTS);
+	siw_cep_count(cep, SIW_STAT_CONN_ATTEMPTS);
 	err = kernel_connect(sock, (struct sockaddr *)raddr, siw_addr_len(raddr),
 			     O_NONBLOCK);
 	if (err && err != -EINPROGRESS) {
 		siw_cep_log(dbg, cep, "TCP connect failed: %d\n", err);
-		siw_stat_inc(cep->sdev, SIW_STAT_CONN_FAILED);
+		siw_cep_count(cep, SIW_STAT_CONN_FAILED);
 		goto fail;
 	}
 	if (!err)
@@ -680,7 +691,7 @@ void siw_cep_refuse(struct siw_cep *cep, const void *pd, u8 pd_len)
 	siw_mpa_reply_info(&cep->pol, &cep->res, true, &rep);
 	len = siw_mpa_build(cep->frame, sizeof(cep->frame), &rep, pd, pd_len);
 	if (len > 0 && !siw_cep_send(cep, cep->frame, len))
-		siw_stat_inc(cep->sdev, SIW_STAT_MPA_REJECTS_SENT);
+		siw_cep_count(cep, SIW_STAT_MPA_REJECTS_SENT);
 }
 
 /*
@@ -700,7 +711,7 @@ int siw_cep_answer(struct siw_cep *cep, const void *pd, u16 pd_len)
 		return -EINVAL;
 	err = siw_cep_send(cep, cep->frame, len);
 	if (!err)
-		siw_stat_inc(cep->sdev, SIW_STAT_CONN_ACCEPTED);
+		siw_cep_count(cep, SIW_STAT_CONN_ACCEPTED);
 	return err;
 }
 
