@@ -591,14 +591,14 @@ static void siw_rx_failed(struct siw_qp *qp)
 	u16 hdrct;
 	u32 len;
 
-	if (err == SIW_RX_E_CRC)
-		siw_stat_inc(qp->sdev, SIW_STAT_RX_CRC_ERRORS);
-	else if (err != SIW_RX_E_CALLER)
-		siw_stat_inc(qp->sdev, SIW_STAT_RX_BAD_FPDUS);
-	if (err != SIW_RX_E_CALLER)
+	/* siw_rx_refuse() has told and counted its own refusals. */
+	if (err != SIW_RX_E_CALLER) {
+		siw_stat_inc(qp->sdev, err == SIW_RX_E_CRC ?
+			     SIW_STAT_RX_CRC_ERRORS : SIW_STAT_RX_BAD_FPDUS);
 		siw_conn_err(qp, "bad FPDU: %s; terminating (%s %u/%u/0x%02x)\n",
 			     siw_rx_err_str(err), siw_term_layer(tc),
 			     tc->layer, tc->etype, tc->ecode);
+	}
 	rx->dead = true;
 	siw_rx_put_ranges(rx);
 	hdr = siw_rx_err_hdr(&rx->parser, &len, &hdrct);
