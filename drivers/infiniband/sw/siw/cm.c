@@ -450,6 +450,17 @@ void siw_cep_pull_rx(struct siw_cep *cep)
 	release_sock(sk);
 }
 
+/* What the MPA exchange settled, for the QP's diagnostics. */
+static void siw_cep_set_link(const struct siw_cep *cep, struct siw_qp_link *l)
+{
+	memcpy(&l->local_addr, &cep->laddr, sizeof(l->local_addr));
+	l->mpa_rev = cep->res.rev;
+	l->crc = cep->res.crc;
+	l->markers_tx = cep->res.markers_tx;
+	l->markers_rx = cep->res.markers_rx;
+	l->rtr = cep->res.p2p ? cep->res.rtr : 0;
+}
+
 /*
  * Attach the engine. An iw_cm QP moves to RTS now; a QP connected without
  * iw_cm stays in RTR until its consumer moves it (siw_cep_ops.to_rts).
@@ -480,6 +491,7 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 		qp->ird = siw_ird_cap(cep->res.ird);
 		qp->ord = siw_ord_cap(cep->res.ord);
 		memcpy(&qp->peer_addr, &cep->raddr, sizeof(qp->peer_addr));
+		siw_cep_set_link(cep, &qp->link);
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err) {

@@ -192,6 +192,10 @@ static void siw_qp_init(struct siw_qp *qp, struct siw_device *sdev,
 	qp->owner = user ? get_pid(task_tgid(current)) : NULL;
 	refcount_set(&qp->ref, 1);
 	atomic_set(&qp->iw_handoff, 0);
+	atomic64_set(&qp->traffic.tx_fpdus, 0);
+	atomic64_set(&qp->traffic.tx_bytes, 0);
+	atomic64_set(&qp->traffic.rx_fpdus, 0);
+	atomic64_set(&qp->traffic.rx_bytes, 0);
 	init_completion(&qp->released);
 	spin_lock_init(&qp->state_lock);
 	qp->state = IB_QPS_INIT;

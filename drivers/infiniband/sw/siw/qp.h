@@ -9,10 +9,12 @@
 #ifndef SIW_QP_H
 #define SIW_QP_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/completion.h>
 #include <linux/uidgid.h>
 #include <linux/refcount.h>
+#include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
@@ -46,6 +48,34 @@ enum siw_qp_state {
 	SIW_QP_CLOSING,
 	SIW_QP_TERMINATE,
 	SIW_QP_ERROR,
+};
+
+/*
+ * What the connection's MPA exchange settled (RFC 5044, 6581), kept for
+ * "rdma res show qp -dd" (restrack.c). The CM writes it when the QP goes
+ * live, under state_lock; IRD and ORD are the QP's own fields.
+ */
+struct siw_qp_link {
+	struct sockaddr_storage local_addr;
+	u8 mpa_rev;
+	bool crc;
+	bool markers_tx;	/* we send MPA markers */
+	bool markers_rx;	/* the peer sends them */
+	u8 rtr;			/* peer-to-peer: the SIW_MPA_RTR_* used, or 0 */
+};
+
+/*
+ * A QP's traffic since it was created: DDP segments and their payload
+ * octets (what the consumers moved; headers, markers, pad and CRC are
+ * not counted), each way. TX counts an FPDU when it frames it, RX a
+ * segment once it is placed, before its completion: a consumer that saw
+ * a completion sees it counted. Any context reads them.
+ */
+struct siw_qp_traffic {
+	atomic64_t tx_fpdus;
+	atomic64_t tx_bytes;
+	atomic64_t rx_fpdus;
+	atomic64_t rx_bytes;
 };
 
 struct siw_qp {
@@ -89,6 +119,8 @@ struct siw_qp {
 	/* The connection, if any: the CM sets it under state_lock. */
 	struct siw_cep *cep;
 	struct sockaddr_storage peer_addr;	/* for log lines */
+	struct siw_qp_link link;		/* under state_lock too */
+	struct siw_qp_traffic traffic;
 	struct siw_qpc qpc;		/* connecting without rdma_cm */
 	struct siw_tx tx;		/* engine: transmit (tx.c) */
 	struct siw_rxs rx;		/* engine: receive (rx.c) */

@@ -548,6 +548,8 @@ static void siw_rx_end(struct siw_qp *qp)
 	struct siw_rresp rr;
 
 	siw_stat_inc(qp->sdev, SIW_STAT_RX_FPDUS);
+	atomic64_inc(&qp->traffic.rx_fpdus);
+	atomic64_add(h->payload_len, &qp->traffic.rx_bytes);
 	siw_rx_put_ranges(rx);
 	if (test_and_clear_bit(SIW_TX_HOLD, &qp->tx.flags))
 		siw_tx_schedule(qp);	/* the peer's RTR arrived */

@@ -657,6 +657,11 @@ framed:
 	tx->done += payload;
 	tx->fpdu_sent = 0;
 	tx->fpdu_last = h->last;
+	/* A Read Request's "payload" is the length it asks for. */
+	if (h->opcode == SIW_RDMAP_READ_REQ)
+		payload = 0;
+	atomic64_inc(&qp->traffic.tx_fpdus);
+	atomic64_add(payload, &qp->traffic.tx_bytes);
 	/*
 	 * The peer may send its next Read as soon as it has this FPDU, and
 	 * TCP may deliver it before sendmsg even returns here: the Read is
