@@ -37,6 +37,7 @@
 #include "engine.h"
 #include "qp.h"
 #include "siw.h"
+#include "trace.h"
 #include "proto/mpa.h"
 
 static uint mpa_crc = SIW_MPA_CRC_PEER;
@@ -119,6 +120,14 @@ void siw_cep_event(struct siw_cep *cep, int ev)
 	kref_get(&cep->ref);
 	if (!queue_work(siw_cm_wq, &cep->work))
 		siw_cep_put(cep);
+}
+
+void siw_cep_set_state(struct siw_cep *cep, enum siw_cep_state to)
+{
+	lockdep_assert_held(&cep->mutex);
+	trace_siw_cep_state(cep->sdev, cep->id, &cep->laddr, &cep->raddr,
+			    cep->state, to);
+	cep->state = to;
 }
 
 static void siw_cep_timeout(struct timer_list *t)
@@ -343,7 +352,7 @@ void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 
 	if (prev == SIW_CEP_CLOSED)
 		return;
-	cep->state = SIW_CEP_CLOSED;
+	siw_cep_set_state(cep, SIW_CEP_CLOSED);
 	del_timer_sync(&cep->timer);
 	xa_erase(&siw_ceps, cep->id);
 
@@ -520,7 +529,7 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 		siw_engine_detach(qp);
 		return err;
 	}
-	cep->state = SIW_CEP_CONNECTED;
+	siw_cep_set_state(cep, SIW_CEP_CONNECTED);
 	del_timer(&cep->timer);
 	siw_cep_count(cep, SIW_STAT_CONN_ESTABLISHED);
 	siw_cep_log(dbg, cep, "QP %u up: MPA rev %u, CRC %s, IRD %u, ORD %u%s%s%s%s\n",
@@ -554,7 +563,7 @@ static void siw_cep_tcp_up(struct siw_cep *cep)
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
 	}
-	cep->state = SIW_CEP_AWAIT_REPLY;
+	siw_cep_set_state(cep, SIW_CEP_AWAIT_REPLY);
 	siw_cep_event(cep, SIW_CEP_EV_DATA);
 }
 
@@ -671,7 +680,7 @@ int siw_cep_dial(struct siw_cep *cep, const struct sockaddr_storage *laddr,
 	if (err)
 		goto fail;
 
-	cep->state = SIW_CEP_CONNECTING;
+	siw_cep_set_state(cep, SIW_CEP_CONNECTING);
 	siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
 	siw_cep_count(cep, SIW_STAT_CONN_ATTEMPTS);
 	err = kernel_connect(sock, (struct sockaddr *)raddr, siw_addr_len(raddr),

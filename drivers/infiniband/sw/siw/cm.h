@@ -17,6 +17,19 @@
 struct siw_device;
 struct siw_qp;
 
+/*
+ * Where a connection endpoint stands (cm_cep.h); named here for the
+ * tracepoints (trace.h).
+ */
+enum siw_cep_state {
+	SIW_CEP_CONNECTING,	/* active: TCP connect under way */
+	SIW_CEP_AWAIT_REPLY,	/* active: MPA request sent */
+	SIW_CEP_AWAIT_REQUEST,	/* passive: waiting for the MPA request */
+	SIW_CEP_REQUESTED,	/* passive: the owner decides on it */
+	SIW_CEP_CONNECTED,	/* the engine owns the stream */
+	SIW_CEP_CLOSED,
+};
+
 int siw_cm_module_init(void);
 void siw_cm_module_exit(void);
 

@@ -16,6 +16,7 @@
 #include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
 
+#include "cm.h"
 #include "proto/mpa.h"
 
 struct siw_cep;
@@ -43,15 +44,6 @@ struct siw_cep_ops {
 };
 
 extern const struct siw_cep_ops siw_cep_iw_ops;
-
-enum siw_cep_state {
-	SIW_CEP_CONNECTING,
-	SIW_CEP_AWAIT_REPLY,
-	SIW_CEP_AWAIT_REQUEST,
-	SIW_CEP_REQUESTED,
-	SIW_CEP_CONNECTED,
-	SIW_CEP_CLOSED,
-};
 
 /* Event bits. */
 enum {
@@ -130,6 +122,8 @@ struct siw_cep *siw_cep_alloc(struct siw_device *sdev,
 struct siw_cep *siw_cep_lookup(u32 id);
 void siw_cep_put(struct siw_cep *cep);
 void siw_cep_event(struct siw_cep *cep, int ev);
+/* The one writer of cep->state; under cep->mutex. */
+void siw_cep_set_state(struct siw_cep *cep, enum siw_cep_state to);
 void siw_cep_arm(struct siw_cep *cep, unsigned int ms);
 void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock);
 void siw_cep_close(struct siw_cep *cep, bool graceful, int status);

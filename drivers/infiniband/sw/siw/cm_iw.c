@@ -81,7 +81,7 @@ static int siw_iw_rejected(struct siw_cep *cep)
 /* A request on an iw_cm listener: the consumer accepts or rejects it. */
 static void siw_iw_request(struct siw_cep *cep)
 {
-	cep->state = SIW_CEP_REQUESTED;
+	siw_cep_set_state(cep, SIW_CEP_REQUESTED);
 	siw_cep_arm(cep, siw_cm_accept_timeout_ms());
 	if (!siw_cep_upcall(cep, siw_listener_cm_id(cep->listener),
 			    IW_CM_EVENT_CONNECT_REQUEST, 0))

@@ -200,7 +200,7 @@ static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 	mutex_lock(&cep->mutex);
 	kernel_getsockname(sock, (struct sockaddr *)&cep->laddr);
 	kernel_getpeername(sock, (struct sockaddr *)&cep->raddr);
-	cep->state = SIW_CEP_AWAIT_REQUEST;
+	siw_cep_set_state(cep, SIW_CEP_AWAIT_REQUEST);
 	siw_cep_sock_hook(cep, sock);
 
 	spin_lock_bh(&l->lock);

@@ -24,6 +24,7 @@
 #include "cm.h"
 #include "qp.h"
 #include "siw.h"
+#include "trace.h"
 
 /*
  * The one table of what a QP may do in each state (qp.h: siw_qp_may).
@@ -147,6 +148,14 @@ static void siw_qp_drop_connection(struct siw_qp *qp, bool graceful)
 	siw_cm_close(qp, graceful);
 }
 
+/* The one writer of a QP's state after creation. */
+static void siw_qp_set_state(struct siw_qp *qp, enum ib_qp_state to)
+{
+	lockdep_assert_held(&qp->state_lock);
+	trace_siw_qp_state(qp, qp->state, to);
+	WRITE_ONCE(qp->state, to);
+}
+
 /* Move to ERROR; false if the QP was there already. */
 static bool siw_qp_to_error(struct siw_qp *qp)
 {
@@ -155,7 +164,8 @@ static bool siw_qp_to_error(struct siw_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	old = qp->state;
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	if (old != IB_QPS_ERR)
+		siw_qp_set_state(qp, IB_QPS_ERR);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (old == IB_QPS_ERR)
@@ -210,7 +220,7 @@ static int siw_qp_move(struct siw_qp *qp, u8 from, enum ib_qp_state to)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (BIT(qp->state) & from)
-		WRITE_ONCE(qp->state, to);
+		siw_qp_set_state(qp, to);
 	else
 		err = -EINVAL;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -398,7 +408,8 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	err = siw_qp_check_move(qp, attr, mask, cur, next);
 	if (!err) {
 		siw_qp_set_attrs(qp, attr, mask);
-		WRITE_ONCE(qp->state, next);
+		if (next != cur)
+			siw_qp_set_state(qp, next);
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err)

@@ -26,6 +26,7 @@
 #include "mem.h"
 #include "qp.h"
 #include "siw.h"
+#include "trace.h"
 #include "proto/crc32c.h"
 #include "proto/term.h"
 
@@ -477,6 +478,7 @@ static void siw_rx_peer_terminated(struct siw_qp *qp,
 	const char *words = siw_term_code_str(&tc);
 
 	siw_stat_inc(qp->sdev, siw_stat_term(tc.layer, false));
+	trace_siw_terminate(qp, &tc, false);
 
 	siw_conn_err(qp, "peer sent Terminate: %s (%s %u/%u/0x%02x%s)\n",
 		     words ? words : "error class no RFC defines",
@@ -550,6 +552,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	siw_stat_inc(qp->sdev, SIW_STAT_RX_FPDUS);
 	atomic64_inc(&qp->traffic.rx_fpdus);
 	atomic64_add(h->payload_len, &qp->traffic.rx_bytes);
+	trace_siw_fpdu_rx(qp, h, h->payload_len, h->ulpdu_len);
 	siw_rx_put_ranges(rx);
 	if (test_and_clear_bit(SIW_TX_HOLD, &qp->tx.flags))
 		siw_tx_schedule(qp);	/* the peer's RTR arrived */

@@ -31,6 +31,7 @@
 #include "mem.h"
 #include "qp.h"
 #include "siw.h"
+#include "trace.h"
 #include "proto/crc32c.h"
 #include "proto/mpa.h"
 
@@ -662,6 +663,7 @@ framed:
 		payload = 0;
 	atomic64_inc(&qp->traffic.tx_fpdus);
 	atomic64_add(payload, &qp->traffic.tx_bytes);
+	trace_siw_fpdu_tx(qp, h, payload, ulpdu);
 	/*
 	 * The peer may send its next Read as soon as it has this FPDU, and
 	 * TCP may deliver it before sendmsg even returns here: the Read is
@@ -716,8 +718,10 @@ static void siw_tx_begin(struct siw_tx *tx, enum siw_tx_kind kind, u8 opcode,
 	tx->kind = kind;
 	tx->hdr.opcode = opcode;
 	tx->hdr.tagged = oi->tagged;
-	if (!oi->tagged)
+	if (!oi->tagged) {
+		tx->hdr.qn = oi->qn;	/* for the tracepoint: the header has it */
 		tx->hdr.msn = ++tx->msn[oi->qn];
+	}
 	tx->len = len;
 	tx->done = 0;
 	tx->sge = 0;
@@ -1052,6 +1056,7 @@ static void siw_tx_msg_sent(struct siw_qp *qp)
 		break;
 	case SIW_TX_TERM:
 		siw_stat_inc(qp->sdev, siw_stat_term(tx->term.layer, true));
+		trace_siw_terminate(qp, &tx->term, true);
 		/* Nothing follows a Terminate: close once it is out. */
 		siw_cm_close(qp, true);
 		break;
