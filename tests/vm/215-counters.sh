@@ -21,11 +21,6 @@
 [[ $SIW_TEST_TYPE == siw ]] || skip "tests our siw's counters"
 siw_pair siw siw
 
-# stats HOST DEV: the counters as "name value" lines.
-stats() {
-	on "$1" rdma statistic show link "$2/1" |
-		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
-}
 # shellcheck disable=SC2034  # read through namerefs (snap, d, nonzero)
 declare -A A0 B0 A1 B1
 snap() {
@@ -33,7 +28,7 @@ snap() {
 	local k v
 	while read -r k v; do
 		m[$k]=$v
-	done < <(stats "$2" "$3")
+	done < <(dev_stats "$2" "$3")
 	((${#m[@]} > 10)) || fail "rdma statistic show link $3/1 gave ${#m[@]} counters"
 }
 # d MAP0 MAP1 NAME: how much NAME grew.
@@ -43,7 +38,7 @@ d() {
 }
 
 step "counters of $DEV_A and $DEV_B"
-stats a "$DEV_A" | tr '\n' ' ' | sed 's/^/   /'
+dev_stats a "$DEV_A" | tr '\n' ' ' | sed 's/^/   /'
 echo
 snap A0 a "$DEV_A"
 snap B0 b "$DEV_B"

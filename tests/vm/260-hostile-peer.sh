@@ -26,7 +26,10 @@
 #     nibble, as Linux's siw sends them: the log must name the class the
 #     peer meant), and a reset in the middle of an FPDU (header; payload).
 # After every case no QP and no connection is left on B but the
-# listener. After all of them the same rping server still serves a real
+# listener, and B's device counters (stats.c) moved as the case says:
+# a refused FPDU counts one Terminate sent, by the layer at fault, and
+# one CRC error, bad FPDU or placement error; the peer's own Terminate
+# one received, by layer; a reset or a bad MPA request no error counter. After all of them the same rping server still serves a real
 # client (rping -c -V; the server needs the client's -S: it reads that much
 # into a buffer of its own -S). A one-shot rping server (no -P) hit by a
 # bad FPDU must see the disconnection and exit by itself. The module
@@ -52,6 +55,52 @@ peer() {
 	((rc == 0)) || fail "hostile peer, case $c: exit $rc"
 	[[ -n $PEER_LOCAL ]] || fail "case $c: the peer did not say its address"
 }
+
+# The error counters of b (stats.c) a case must move: counts_mark
+# remembers them; counts_expect CASE NAME... fails unless each NAME grew
+# by exactly one and every other one stayed.
+ERR_COUNTERS="tx_terminate_rdmap tx_terminate_ddp tx_terminate_llp
+	rx_terminate_rdmap rx_terminate_ddp rx_terminate_llp rx_crc_errors
+	rx_bad_fpdus rx_placement_errors mpa_rejects_sent mpa_rejects_received"
+declare -A C0 C1
+counts_read() {
+	local -n m=$1
+	local k v
+	m=()
+	while read -r k v; do
+		m[$k]=$v
+	done < <(dev_stats b "$DEV_B")
+}
+counts_mark() { counts_read C0; }
+counts_expect() {
+	local what=$1 k d want bad='' moved=''
+	shift
+	counts_read C1
+	for k in $ERR_COUNTERS; do
+		want=0
+		[[ " $* " == *" $k "* ]] && want=1
+		d=$((${C1[$k]:-0} - ${C0[$k]:-0}))
+		((d == 0)) || moved+=" $k +$d"
+		((d == want)) || bad+=" $k +$d"
+	done
+	echo "   counters of $DEV_B:${moved:- none moved}"
+	[[ -z $bad ]] || fail "$what: error counters:$bad (expected +1 of: ${*:-none})"
+}
+# fpdu_counters WORDS: what a refused FPDU counts, from its log line: the
+# Terminate by the layer at fault, and why (CRC, parser, placement).
+fpdu_counters() {
+	case $1 in
+	*"(RDMAP "*) echo -n tx_terminate_rdmap ;;
+	*"(DDP "*) echo -n tx_terminate_ddp ;;
+	*"(MPA "*) echo -n tx_terminate_llp ;;
+	esac
+	case $1 in
+	*"CRC mismatch"*) echo " rx_crc_errors" ;;
+	"bad FPDU:"*) echo " rx_bad_fpdus" ;;
+	*) echo " rx_placement_errors" ;;
+	esac
+}
+
 siw_pair siw siw
 siw_param mpa_timeout_ms 10000
 siw_param mpa_crc 1
@@ -76,31 +125,40 @@ fpdu_cases=(
 for c in "${fpdu_cases[@]}"; do
 	read -r name rev words <<<"$c"
 	step "hostile peer: $name (MPA revision $rev)"
+	counts_mark
 	peer "$name" "$SRV_PORT" --rev "$rev" --expect-crc 0
 	klog_expect "$name" "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): $words"
 	wait_settled "$name" siw_b
+	# shellcheck disable=SC2046  # two counter names
+	counts_expect "$name" $(fpdu_counters "$words")
 done
 
 step "hostile peer: crc (our mpa_crc=2)"
 siw_param mpa_crc 2
+counts_mark
 peer crc "$SRV_PORT" --rev 2 --expect-crc 1
 siw_param mpa_crc 1
 klog_expect crc "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): bad FPDU: MPA CRC mismatch; terminating \(MPA 2/0/0x02\)"
 wait_settled crc siw_b
+counts_expect crc tx_terminate_llp rx_crc_errors
 
 step "hostile peer: bad-marker (our mpa_markers=Y)"
 siw_param mpa_markers Y
+counts_mark
 peer bad-marker "$SRV_PORT" --rev 2 --expect-crc 0
 siw_param mpa_markers N
 klog_expect bad-marker "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): bad FPDU: MPA marker does not point to its FPDU; terminating \(MPA 2/0/0x03\)"
 wait_settled bad-marker siw_b
+counts_expect bad-marker tx_terminate_llp rx_bad_fpdus
 
 # The listener's end of a connection in the log: "B:PORT -> A:PORT".
 conn_re() { echo "siw_b: connection $(re "$IP_B:$SRV_PORT") -> $(re "$PEER_LOCAL")"; }
 
 step "hostile peer: garbage instead of an MPA request"
+counts_mark
 peer garbage "$SRV_PORT"
 klog_expect garbage "$(conn_re): bad MPA request: MPA key is not the expected request or reply key"
+counts_expect garbage
 
 step "hostile peer: asks for markers (taken), then leaves"
 peer markers "$SRV_PORT" --rev 1
@@ -116,21 +174,29 @@ klog_expect stall-request "$(conn_re): no MPA request within 2000 ms, closed"
 siw_param mpa_timeout_ms 10000
 
 step "hostile peer: sends a Terminate of its own"
+counts_mark
 peer peer-terminate "$SRV_PORT"
 klog_expect peer-terminate "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: unspecified operation error \(RDMAP 0/2/0xff\)"
 wait_settled peer-terminate siw_b
+counts_expect peer-terminate rx_terminate_rdmap
 
 step "hostile peer: sends a Terminate with layer and type swapped (as Linux's siw does)"
+counts_mark
 peer peer-terminate-swapped "$SRV_PORT"
 klog_expect peer-terminate-swapped "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: CRC error \(MPA 2/0/0x02; sent with layer and type swapped\)"
 wait_settled peer-terminate-swapped siw_b
+counts_expect peer-terminate-swapped rx_terminate_llp
 
 step "hostile peer: resets the connection in the middle of an FPDU header"
+counts_mark
 peer abort-header "$SRV_PORT"
 wait_settled abort-header siw_b
+counts_expect abort-header
 step "hostile peer: resets the connection in the middle of a Send's payload"
+counts_mark
 peer abort-payload "$SRV_PORT"
 wait_settled abort-payload siw_b
+counts_expect abort-payload
 
 step "the persistent rping server survived and serves a real client"
 kill -0 "$RPING_PID" 2>/dev/null || { show_log "$TLOG/rping-persistent.srv"; fail "rping -s -P exited"; }

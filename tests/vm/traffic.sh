@@ -489,6 +489,19 @@ mpa_expect() {
 }
 
 # ---------------------------------------------------------------------------
+# Device counters of our siw (stats.c, "rdma statistic show link DEV/1").
+#
+# dev_stats HOST DEV: all of them as "name value" lines.
+# dev_stat HOST DEV NAME: the value of one (empty when there is none).
+dev_stats() {
+	on "$1" rdma statistic show link "$2/1" |
+		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
+}
+dev_stat() {
+	dev_stats "$1" "$2" | awk -v n="$3" '$1 == n { print $2 }'
+}
+
+# ---------------------------------------------------------------------------
 # Nothing left behind after a case: no QP, and no rdma_cm ID but
 # listening ones.
 #
