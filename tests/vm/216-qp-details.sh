@@ -203,8 +203,8 @@ ca=$(cep_states "$DEV_A")
 cb=$(cep_states "$DEV_B")
 echo "   a (active): endpoint states: $ca"
 echo "   b (passive): endpoint states: $cb"
-[[ $ca == *AWAIT_REPLY*CONNECTED*CLOSED* ]] || bad+=" a's endpoint: $ca;"
-[[ $cb == *AWAIT_REQUEST*REQUESTED*CONNECTED*CLOSED* ]] || bad+=" b's endpoint: $cb;"
+[[ $ca == "CONNECTING AWAIT_REPLY CONNECTED CLOSED " ]] || bad+=" a's endpoint: $ca;"
+[[ $cb == "AWAIT_REQUEST REQUESTED CONNECTED CLOSED " ]] || bad+=" b's endpoint: $cb;"
 for op in SEND READ_REQ READ_RESP WRITE; do
 	grep -q "siw_fpdu_tx: .*: $op " "$TLOG/rping.trace" || bad+=" no $op sent;"
 done

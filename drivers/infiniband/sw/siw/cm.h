@@ -22,6 +22,7 @@ struct siw_qp;
  * tracepoints (trace.h).
  */
 enum siw_cep_state {
+	SIW_CEP_NEW,		/* allocated, under its mutex until it moves */
 	SIW_CEP_CONNECTING,	/* active: TCP connect under way */
 	SIW_CEP_AWAIT_REPLY,	/* active: MPA request sent */
 	SIW_CEP_AWAIT_REQUEST,	/* passive: waiting for the MPA request */

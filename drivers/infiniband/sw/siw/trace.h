@@ -24,6 +24,7 @@
 #include "proto/fpdu.h"
 #include "proto/wire.h"
 
+TRACE_DEFINE_ENUM(SIW_CEP_NEW);
 TRACE_DEFINE_ENUM(SIW_CEP_CONNECTING);
 TRACE_DEFINE_ENUM(SIW_CEP_AWAIT_REPLY);
 TRACE_DEFINE_ENUM(SIW_CEP_AWAIT_REQUEST);
@@ -33,6 +34,7 @@ TRACE_DEFINE_ENUM(SIW_CEP_CLOSED);
 
 #define siw_show_cep_state(s)						\
 	__print_symbolic(s,						\
+			 { SIW_CEP_NEW, "NEW" },			\
 			 { SIW_CEP_CONNECTING, "CONNECTING" },		\
 			 { SIW_CEP_AWAIT_REPLY, "AWAIT_REPLY" },	\
 			 { SIW_CEP_AWAIT_REQUEST, "AWAIT_REQUEST" },	\
