@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 360
-# cost: 45
+# cost: 60
 #
 # What siw tells an admin about its QPs, checked against known traffic
 # between hosts a and b (our siw on both):
