@@ -7,8 +7,11 @@
  * A connection endpoint (struct siw_cep) lives from connect() or from the
  * TCP accept until the connection is closed:
  *
- *	active:  CONNECTING -> AWAIT_REPLY -> CONNECTED -> CLOSED
- *	passive: AWAIT_REQUEST -> REQUESTED -> CONNECTED -> CLOSED
+ *	active:  NEW -> CONNECTING -> AWAIT_REPLY -> CONNECTED -> CLOSED
+ *	passive: NEW -> AWAIT_REQUEST -> REQUESTED -> CONNECTED -> CLOSED
+ *
+ * (any state may go to CLOSED). A NEW endpoint is locked by its creator
+ * until it has moved on.
  *
  * Socket upcalls and the setup timer only set an event bit and queue the
  * endpoint's work item; the work item (and the accept/reject verbs) do
@@ -159,8 +162,11 @@ struct siw_cep *siw_cep_alloc(struct siw_device *sdev,
 	INIT_WORK(&cep->work, siw_cep_work);
 	timer_setup(&cep->timer, siw_cep_timeout, 0);
 	INIT_LIST_HEAD(&cep->lnode);
+	/* Found by ID from here on: whoever finds it waits for its setup. */
+	mutex_lock(&cep->mutex);
 	if (xa_alloc_cyclic(&siw_ceps, &cep->id, cep, xa_limit_32b,
 			    &siw_cep_next_id, GFP_KERNEL) < 0) {
+		mutex_unlock(&cep->mutex);
 		kfree(cep);
 		return NULL;
 	}
@@ -622,7 +628,6 @@ struct siw_cep *siw_cep_active(struct siw_device *sdev, struct siw_qp *qp,
 		siw_qp_put(qp);
 		return NULL;
 	}
-	mutex_lock(&cep->mutex);
 	cep->qp = qp;
 	return cep;
 }

@@ -116,7 +116,10 @@ unsigned int siw_cm_mpa_timeout_ms(void);
 unsigned int siw_cm_accept_timeout_ms(void);
 void siw_cm_policy(struct siw_mpa_policy *pol, u16 ird, u16 ord, bool p2p);
 
-/* Endpoints (cm.c). */
+/*
+ * Endpoints (cm.c). siw_cep_alloc() returns the endpoint NEW and with its
+ * mutex held: others may find it by ID at once, and wait for its setup.
+ */
 struct siw_cep *siw_cep_alloc(struct siw_device *sdev,
 			      const struct siw_cep_ops *ops);
 struct siw_cep *siw_cep_lookup(u32 id);

@@ -197,7 +197,6 @@ static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 		sock_release(sock);
 		return;
 	}
-	mutex_lock(&cep->mutex);
 	kernel_getsockname(sock, (struct sockaddr *)&cep->laddr);
 	kernel_getpeername(sock, (struct sockaddr *)&cep->raddr);
 	siw_cep_set_state(cep, SIW_CEP_AWAIT_REQUEST);
