@@ -410,6 +410,9 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 		siw_qp_set_attrs(qp, attr, mask);
 		if (next != cur)
 			siw_qp_set_state(qp, next);
+		/* Back in RESET the QP has no connection to show (restrack). */
+		if (next == IB_QPS_RESET)
+			memset(&qp->link, 0, sizeof(qp->link));
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err)

@@ -133,6 +133,7 @@ static const char *siw_res_fpdu_size(enum siw_fpdu_size size)
  */
 static int siw_res_put_link(struct sk_buff *msg, struct siw_qp *qp)
 {
+	struct sockaddr_storage peer;
 	struct siw_qp_link link;
 	char laddr[64], raddr[64];
 	enum ib_qp_state state;
@@ -146,12 +147,12 @@ static int siw_res_put_link(struct sk_buff *msg, struct siw_qp *qp)
 	link = qp->link;
 	ird = qp->ird;
 	ord = qp->ord;
-	if (live)
-		snprintf(raddr, sizeof(raddr), "%pISpc", &qp->peer_addr);
+	peer = qp->peer_addr;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (live) {
 		snprintf(laddr, sizeof(laddr), "%pISpc", &link.local_addr);
+		snprintf(raddr, sizeof(raddr), "%pISpc", &peer);
 	} else {
 		strscpy(laddr, "-", sizeof(laddr));
 		strscpy(raddr, "-", sizeof(raddr));

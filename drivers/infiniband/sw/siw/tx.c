@@ -658,8 +658,12 @@ framed:
 	tx->done += payload;
 	tx->fpdu_sent = 0;
 	tx->fpdu_last = h->last;
-	/* A Read Request's "payload" is the length it asks for. */
-	if (h->opcode == SIW_RDMAP_READ_REQ)
+	/*
+	 * Count what the peer counts as payload: a Terminate's optional
+	 * data and a fixed-size message's fields are its header.
+	 */
+	if (h->opcode == SIW_RDMAP_TERMINATE ||
+	    siw_op_info(h->opcode)->no_payload)
 		payload = 0;
 	atomic64_inc(&qp->traffic.tx_fpdus);
 	atomic64_add(payload, &qp->traffic.tx_bytes);
