@@ -242,7 +242,7 @@ static int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	err = xa_alloc_cyclic_irq(&sdev->qp_table, &qpn, NULL, SIW_QPN_LIMIT,
 				  &sdev->qp_next_num, GFP_KERNEL);
 	if (err < 0)
-		goto free_rings;
+		goto free_engine;
 	base->qp_num = qpn;
 
 	if (udata) {
@@ -260,8 +260,9 @@ static int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 
 erase:
 	xa_erase_irq(&sdev->qp_table, qpn);
-free_rings:
+free_engine:
 	siw_engine_free(qp);
+free_rings:
 	siw_qp_free_rings(qp);
 put_obj:
 	put_pid(qp->owner);
