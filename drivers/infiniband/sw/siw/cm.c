@@ -38,6 +38,7 @@
 #include "cm.h"
 #include "cm_cep.h"
 #include "engine.h"
+#include "portmap.h"
 #include "qp.h"
 #include "siw.h"
 #include "trace.h"
@@ -573,6 +574,22 @@ static void siw_cep_tcp_up(struct siw_cep *cep)
 	siw_cep_event(cep, SIW_CEP_EV_DATA);
 }
 
+/*
+ * Why an MPA request may get no answer: a TCP socket that is no iWARP
+ * listener, e.g. an iSCSI portal on the port whose iSER listener the
+ * peer's port mapper moved elsewhere.
+ */
+static const char *siw_cep_no_reply_hint(const struct siw_cep *cep)
+{
+	return cep->pm_hint ? " (is an iWARP listener there?)" : "";
+}
+
+/* cm_iw.c's word on the port mapper ("; ..."), or nothing. */
+static const char *siw_cep_pm_hint(const struct siw_cep *cep)
+{
+	return cep->pm_hint ?: "";
+}
+
 static void siw_cep_reply_in(struct siw_cep *cep)
 {
 	int rv = siw_cep_read_frame(cep, true);
@@ -584,7 +601,8 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 			siw_cep_log(err, cep, "bad MPA reply: %s\n",
 				    siw_mpa_reason_str(cep->reason));
 		else
-			siw_cep_log(info, cep, "peer closed during MPA setup\n");
+			siw_cep_log(info_rl, cep, "peer closed before its MPA reply%s%s\n",
+				    siw_cep_no_reply_hint(cep), siw_cep_pm_hint(cep));
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
 	}
@@ -665,6 +683,14 @@ int siw_cep_dial(struct siw_cep *cep, const struct sockaddr_storage *laddr,
 		goto fail;
 	sock_set_reuseaddr(sock->sk);
 	err = kernel_bind(sock, (struct sockaddr *)laddr, siw_addr_len(laddr));
+	if (err == -EADDRINUSE && cep->laddr_mapped) {
+		/* iwpmd's reservation of the port (portmap.c). */
+		siw_pm_share_port(sock->sk);
+		err = kernel_bind(sock, (struct sockaddr *)laddr,
+				  siw_addr_len(laddr));
+		if (err)
+			sock_set_reuseaddr(sock->sk);
+	}
 	if (err == -EADDRINUSE) {
 		/* The CM's port is taken in TCP's port space: any will do. */
 		struct sockaddr_storage any = *laddr;
@@ -790,10 +816,14 @@ static void siw_cep_on_timeout(struct siw_cep *cep)
 	switch (cep->state) {
 	case SIW_CEP_CONNECTING:
 	case SIW_CEP_AWAIT_REPLY:
-		siw_cep_log(err, cep, "%s timed out after %u ms\n",
+		siw_cep_log(err_rl, cep, "%s timed out after %u ms%s%s\n",
 			    cep->state == SIW_CEP_CONNECTING ? "TCP connect" :
 			    "waiting for the MPA reply",
-			    siw_cm_mpa_timeout_ms());
+			    siw_cm_mpa_timeout_ms(),
+			    cep->state == SIW_CEP_CONNECTING ? "" :
+			    siw_cep_no_reply_hint(cep),
+			    cep->state == SIW_CEP_CONNECTING ? "" :
+			    siw_cep_pm_hint(cep));
 		siw_cep_connect_failed(cep, -ETIMEDOUT);
 		break;
 	case SIW_CEP_AWAIT_REQUEST:
@@ -818,14 +848,18 @@ static void siw_cep_on_hup(struct siw_cep *cep)
 
 	switch (cep->state) {
 	case SIW_CEP_CONNECTING:
-		siw_cep_log(info, cep, "TCP connect failed: %d\n", err);
+		siw_cep_log(info_rl, cep, "TCP connect failed: %d%s%s\n", err,
+			    err == -ECONNREFUSED && cep->pm_hint ?
+			    " (nothing listens there)" : "",
+			    err == -ECONNREFUSED ? siw_cep_pm_hint(cep) : "");
 		siw_cep_connect_failed(cep, err == -ECONNREFUSED ?
 					    -ECONNREFUSED : -EHOSTUNREACH);
 		break;
 	case SIW_CEP_AWAIT_REPLY:
 		siw_cep_reply_in(cep);	/* a reject may precede the FIN */
 		if (cep->state == SIW_CEP_AWAIT_REPLY) {
-			siw_cep_log(info, cep, "peer closed during MPA setup\n");
+			siw_cep_log(info_rl, cep, "peer closed before its MPA reply%s%s\n",
+				    siw_cep_no_reply_hint(cep), siw_cep_pm_hint(cep));
 			siw_cep_connect_failed(cep, -ECONNRESET);
 		}
 		break;
@@ -879,6 +913,17 @@ static void siw_cep_work(struct work_struct *work)
 
 		if (test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events) ||
 		    abort) {
+			/*
+			 * A consumer that gives up on a connection whose
+			 * MPA request got no answer (an iSCSI login's
+			 * timeout is shorter than ours) is told nothing
+			 * more: the log says what the wait was for.
+			 */
+			if (cep->state == SIW_CEP_AWAIT_REPLY)
+				siw_cep_log(info_rl, cep,
+					    "given up (by its consumer, or the device went) while waiting for the MPA reply%s%s\n",
+					    siw_cep_no_reply_hint(cep),
+					    siw_cep_pm_hint(cep));
 			if (cep->state == SIW_CEP_CONNECTING ||
 			    cep->state == SIW_CEP_AWAIT_REPLY)
 				siw_cep_connect_failed(cep, -ECONNRESET);

@@ -77,6 +77,8 @@ struct siw_cep {
 	struct net *net;		/* the socket's; compared only */
 	struct sockaddr_storage laddr;
 	struct sockaddr_storage raddr;
+	bool laddr_mapped;		/* active: iw_cm asked iwpmd for it */
+	const char *pm_hint;		/* active: why a peer may not answer */
 
 	void (*sk_state_change)(struct sock *sk);
 	void (*sk_data_ready)(struct sock *sk);

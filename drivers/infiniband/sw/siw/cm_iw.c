@@ -17,6 +17,7 @@
 
 #include "cm.h"
 #include "cm_cep.h"
+#include "portmap.h"
 #include "qp.h"
 #include "siw.h"
 #include "proto/mpa.h"
@@ -150,6 +151,9 @@ static int siw_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->cm_id = id;
 	id->add_ref(id);
 	siw_cm_policy(&cep->pol, param->ird, param->ord, READ_ONCE(mpa_p2p));
+	cep->laddr_mapped = id->mapped;
+	if (!siw_pm_remapped(id, false))
+		cep->pm_hint = siw_pm_no_peer_map_hint(id);
 	err = siw_cep_dial(cep, laddr, raddr, param->private_data,
 			   param->private_data_len);
 	siw_cep_unlock(cep);

@@ -19,6 +19,7 @@
 
 #include "cm.h"
 #include "cm_cep.h"
+#include "portmap.h"
 #include "siw.h"
 
 /* Addresses a wildcard listen binds to, per listener. */
@@ -247,9 +248,14 @@ static void siw_listener_accept(struct work_struct *work)
 	kref_put(&l->ref, siw_listener_release);
 }
 
+/*
+ * A socket of @l listening on @addr. @mapped: the port is one that iwpmd
+ * mapped; if a socket holds it (iwpmd's reservation), siw's shares it
+ * (portmap.c), unless a host socket listens there.
+ */
 static noinline int siw_listener_add(struct siw_listener *l, struct net *net,
 				     const struct sockaddr_storage *addr,
-				     int backlog)
+				     int backlog, bool mapped)
 {
 	struct siw_lsock *ls = &l->lsock[l->nr_lsock];
 	struct socket *sock;
@@ -265,6 +271,15 @@ static noinline int siw_listener_add(struct siw_listener *l, struct net *net,
 	if (addr->ss_family == AF_INET6)
 		ip6_sock_set_v6only(sk);
 	err = kernel_bind(sock, (struct sockaddr *)addr, siw_addr_len(addr));
+	if (err == -EADDRINUSE && mapped) {
+		/* iwpmd's reservation of the port (portmap.c). */
+		err = siw_pm_share_listen_port(sk, l->sdev->netdev);
+		if (!err)
+			err = kernel_bind(sock, (struct sockaddr *)addr,
+					  siw_addr_len(addr));
+		if (!err)
+			err = siw_pm_may_listen(sk, addr, l->sdev->netdev);
+	}
 	if (!err)
 		err = kernel_listen(sock, backlog);
 	if (err) {
@@ -403,11 +418,36 @@ static void siw_listener_destroy(struct siw_listener *l)
 	kref_put(&l->ref, siw_listener_release);
 }
 
+/*
+ * Why a listen failed, where the reason is the host's port space: any
+ * process may listen through rdma_cm, so rate limited.
+ */
+static void siw_listen_failed(struct iw_cm_id *id, int err, bool mapped)
+{
+	struct siw_device *sdev = to_siw_device(id->device);
+
+	if (err != -EADDRINUSE) {
+		siw_dbg(sdev, "listen on %pISpc failed: %d\n",
+			&id->m_local_addr, err);
+	} else if (mapped) {
+		siw_warn_rl(sdev,
+			    "cannot listen on %pISpc: iwpmd mapped it to port %u, which siw cannot share: a TCP socket of this host listens there (or a BPF sk_lookup program may steer its connections)\n",
+			    &id->local_addr, ntohs(siw_pm_port(&id->m_local_addr)));
+	} else {
+		siw_warn_rl(sdev,
+			    "cannot listen on %pISpc: a TCP socket of this host holds the port (siw shares the host's TCP ports; %s)\n",
+			    &id->local_addr, id->mapped ?
+			    "iwpmd did not map it: is iwpmd running?" :
+			    "with iwpmd running, iw_cm maps an iWARP listener to a port of its own");
+	}
+}
+
 int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct siw_device *sdev = to_siw_device(id->device);
 	struct sockaddr_storage *addr = &id->m_local_addr;
 	struct net *net = dev_net(sdev->netdev);
+	bool mapped = siw_pm_remapped(id, true);
 	struct sockaddr_storage *addrs;
 	struct siw_listener *l;
 	int err = 0;
@@ -449,10 +489,10 @@ int siw_cm_create_listen(struct iw_cm_id *id, int backlog)
 		n = 1;
 	}
 	for (i = 0; i < n && !err; i++)
-		err = siw_listener_add(l, net, &addrs[i], backlog);
+		err = siw_listener_add(l, net, &addrs[i], backlog, mapped);
 	kfree(addrs);
 	if (err) {
-		siw_dbg(sdev, "listen on %pISpc failed: %d\n", addr, err);
+		siw_listen_failed(id, err, mapped);
 		siw_listener_destroy(l);
 		return err;
 	}
@@ -489,13 +529,13 @@ struct siw_listener *siw_cm_listen_port(struct net *net, u16 port,
 	l->ops = ops;
 	((struct sockaddr_in *)&a)->sin_family = AF_INET;
 	((struct sockaddr_in *)&a)->sin_port = htons(port);
-	err = siw_listener_add(l, net, &a, SOMAXCONN);
+	err = siw_listener_add(l, net, &a, SOMAXCONN, false);
 	if (!err && IS_ENABLED(CONFIG_IPV6)) {
 		memset(&a, 0, sizeof(a));
 		((struct sockaddr_in6 *)&a)->sin6_family = AF_INET6;
 		((struct sockaddr_in6 *)&a)->sin6_port = htons(port);
 		/* An IPv4-only namespace listens on IPv4 only. */
-		if (siw_listener_add(l, net, &a, SOMAXCONN))
+		if (siw_listener_add(l, net, &a, SOMAXCONN, false))
 			pr_debug("no IPv6 listener for QP connections\n");
 	}
 	if (err) {

@@ -155,6 +155,8 @@ static inline const char *siw_name(const struct siw_device *sdev)
 	pr_err_ratelimited("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
 #define siw_info(sdev, fmt, ...) \
 	pr_info("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
+#define siw_info_rl(sdev, fmt, ...) \
+	pr_info_ratelimited("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
 #define siw_dbg(sdev, fmt, ...) \
 	pr_debug("%s: " fmt, siw_name(sdev), ##__VA_ARGS__)
 
