@@ -15,12 +15,20 @@
  * hang), a destroy or dereg that fails (a leak), or a completion nobody
  * posted. Those fail the program (exit 1). At the end: "rounds N, calls
  * refused N, completions N (N in error)".
+ *
+ * OBJ_CHURN_ARM=1: the kernel's task-filtered fault injection (failslab,
+ * fail_page_alloc) applies to this process from the first round on, not
+ * before: it sets its own make-it-fail once its libraries and provider
+ * are loaded and every page of them is resident (mlockall). In a test
+ * guest they come over 9p, whose client an allocation failure can leave
+ * broken for every process of the guest.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common.h"
 
@@ -247,6 +255,23 @@ out:
 	page_free(buf, LEN);
 }
 
+/* OBJ_CHURN_ARM (above): load, pin, then let allocations fail. */
+static void arm(const char *dev)
+{
+	struct ibv_context *ctx = open_by_name(dev);
+	FILE *f;
+
+	if (!ctx)
+		fail("cannot open %s before arming", dev);
+	ibv_close_device(ctx);
+	if (mlockall(MCL_CURRENT))
+		fail_err(errno, "mlockall");
+	fflush(stdout);
+	f = fopen("/proc/self/make-it-fail", "w");
+	if (!f || fputs("1", f) == EOF || fclose(f))
+		fail_err(errno, "/proc/self/make-it-fail");
+}
+
 int main(int argc, char **argv)
 {
 	int rounds, i;
@@ -262,6 +287,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: OBJ_CHURN_WAIT_S must be seconds\n", prog);
 		return EXIT_FAIL;
 	}
+	if (getenv("OBJ_CHURN_ARM") && !strcmp(getenv("OBJ_CHURN_ARM"), "1"))
+		arm(argv[1]);
 	for (i = 0; i < rounds; i++)
 		round_once(argv[1]);
 	printf("rounds %d, calls refused %lu, completions %lu (%lu in error)\n",
