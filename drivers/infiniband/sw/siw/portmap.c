@@ -74,7 +74,7 @@ bool siw_pm_remapped(const struct iw_cm_id *id, bool local)
 const char *siw_pm_no_peer_map_hint(const struct iw_cm_id *id)
 {
 	return id->mapped ?
-	       "; iwpmd here got no mapping for it from the peer's iwpmd" :
+	       "; iw_cm got no mapping for it: is iwpmd running here and on the peer?" :
 	       "; a peer whose ports iwpmd maps is reached only with iwpmd running here too";
 }
 
