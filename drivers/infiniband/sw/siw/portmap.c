@@ -79,14 +79,13 @@ const char *siw_pm_no_peer_map_hint(const struct iw_cm_id *id)
 }
 
 /*
- * Would a connection to @a coming in on @ndev reach a listening socket
- * other than @self? Looked up as TCP's receive path does (a VRF's master
- * as the device, @ndev as the slave).
+ * Would a connection to @a coming in on @ndev reach a listening socket?
+ * Looked up as TCP's receive path does (a VRF's master as the device,
+ * @ndev as the slave).
  */
 static bool siw_pm_has_listener(struct net *net,
 				const struct sockaddr_storage *a,
-				const struct net_device *ndev,
-				const struct sock *self)
+				const struct net_device *ndev)
 {
 	struct inet_hashinfo *hi = net->ipv4.tcp_death_row.hashinfo;
 	struct sock *sk = NULL;
@@ -115,7 +114,7 @@ static bool siw_pm_has_listener(struct net *net,
 #endif
 	rcu_read_unlock();
 	/* Listeners are freed after RCU: only whether there was one. */
-	return sk && sk != self;
+	return sk;
 }
 
 /*
@@ -128,8 +127,8 @@ void siw_pm_share_port(struct sock *sk)
 }
 
 /*
- * The same for a socket that is to listen on @addr: it is bound to
- * @ndev. It may listen (0) once siw_pm_may_listen() says so.
+ * The same for a socket that is to listen: it is bound to @ndev. It may
+ * listen once bound, if siw_pm_may_listen() says so (0).
  */
 int siw_pm_share_listen_port(struct sock *sk, const struct net_device *ndev)
 {
@@ -144,10 +143,12 @@ int siw_pm_share_listen_port(struct sock *sk, const struct net_device *ndev)
 	return 0;
 }
 
-/* @sk, bound by siw_pm_share_listen_port() to @addr, may listen. */
+/*
+ * @sk, bound to @addr after siw_pm_share_listen_port(), may listen. It is
+ * not listening yet, so a listener found is another socket.
+ */
 int siw_pm_may_listen(struct sock *sk, const struct sockaddr_storage *addr,
 		      const struct net_device *ndev)
 {
-	return siw_pm_has_listener(sock_net(sk), addr, ndev, sk) ?
-	       -EADDRINUSE : 0;
+	return siw_pm_has_listener(sock_net(sk), addr, ndev) ? -EADDRINUSE : 0;
 }
