@@ -154,6 +154,7 @@ struct siw_tx {
 	 */
 	struct siw_ring sent;
 	u32 reads_out;			/* RDMA Reads waiting for data */
+	bool gated;			/* an SQE waits for them, under sent.lock */
 	u32 ord;			/* negotiated outbound Reads */
 
 	/*

@@ -274,9 +274,9 @@ struct siw_sq_gate {
  * same copy that is returned, under the SQ lock, so a process rewriting
  * its ring cannot have one copy judged and another one executed. Returns
  * 0 (the caller owns *@sqe, and must complete it with siw_sqe_complete,
- * or flush it if the QP fails), -ENOENT (none, or it must wait), or
- * -EINVAL (a malformed SQE was completed with an error and the QP
- * failed).
+ * or flush it if the QP fails), -ENOENT (none), -EAGAIN (the oldest
+ * must wait for the gate), or -EINVAL (a malformed SQE was completed
+ * with an error and the QP failed).
  */
 int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
 	       const struct siw_sq_gate *gate);

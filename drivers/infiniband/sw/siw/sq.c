@@ -121,7 +121,7 @@ int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	err = siw_sq_peek(qp, sqe);
 	if (!err && siw_sqe_waits(sqe, gate))
-		err = -ENOENT;
+		err = -EAGAIN;
 	else if (err != -ENOENT)
 		siw_sq_consume(&qp->sq);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);

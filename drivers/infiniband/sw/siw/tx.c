@@ -190,6 +190,8 @@ void siw_tx_read_done(struct siw_qp *qp, enum siw_wc_status status)
 	unsigned long flags;
 	struct siw_sent *s;
 
+	bool wake;
+
 	spin_lock_irqsave(&tx->sent.lock, flags);
 	s = siw_sent_waiting(tx);
 	if (s) {
@@ -198,9 +200,18 @@ void siw_tx_read_done(struct siw_qp *qp, enum siw_wc_status status)
 		tx->reads_out--;
 	}
 	siw_sent_reap(qp);
+	wake = tx->gated;
+	tx->gated = false;
 	spin_unlock_irqrestore(&tx->sent.lock, flags);
-	/* An ORD slot is free, a fence may be lifted. */
-	siw_tx_schedule(qp);
+	/*
+	 * An ORD slot or a sent slot is free, a fence may be lifted: TX is
+	 * woken if an SQE waits for that (siw_tx_wait_gate()), and only
+	 * then. A requester polling for this Read's completion would
+	 * otherwise have the work item run on its CPU after every Read, for
+	 * nothing.
+	 */
+	if (wake)
+		siw_tx_schedule(qp);
 }
 
 /* ------------------------------------------------------------------------
@@ -812,6 +823,26 @@ static void siw_tx_gate(struct siw_tx *tx, struct siw_sq_gate *gate)
 	gate->ord = tx->ord;
 }
 
+/*
+ * The oldest SQE waits for the gate: have the next Read completion wake
+ * TX (siw_tx_read_done()). Unless the gate moved since it was read, in
+ * which case TX looks again at once: a completion in between saw no
+ * waiter.
+ */
+static bool siw_tx_wait_gate(struct siw_tx *tx, const struct siw_sq_gate *gate)
+{
+	unsigned long flags;
+	bool moved;
+
+	spin_lock_irqsave(&tx->sent.lock, flags);
+	moved = tx->reads_out != gate->reads_out ||
+		siw_ring_full(&tx->sent) != gate->full;
+	if (!moved)
+		tx->gated = true;
+	spin_unlock_irqrestore(&tx->sent.lock, flags);
+	return moved;
+}
+
 /* An RDMA Read with ORD 0: nothing may be asked of the peer. */
 static void siw_tx_read_refused(struct siw_qp *qp, struct siw_sqe *sqe)
 {
@@ -829,6 +860,8 @@ static bool siw_tx_start_sqe(struct siw_qp *qp)
 
 	siw_tx_gate(tx, &gate);
 	err = siw_sq_get(qp, sqe, &gate);
+	if (err == -EAGAIN)
+		return siw_tx_wait_gate(tx, &gate);
 	if (err)
 		return err != -ENOENT;
 	tx->sqe_taken = true;
@@ -1344,6 +1377,7 @@ int siw_engine_attach(struct siw_qp *qp, const struct siw_engine_params *p)
 	WARN_ON_ONCE(tx->nr_mem || !bitmap_empty(tx->pinned, SIW_TX_MAX_KVEC));
 	tx->sent.get = tx->sent.put;
 	tx->reads_out = 0;
+	tx->gated = false;
 	tx->irq.get = tx->irq.put;
 	tx->irq_busy = false;
 	tx->term_pending = false;
@@ -1387,6 +1421,7 @@ static void siw_tx_flush(struct siw_qp *qp)
 				 s->done ? s->status : SIW_WC_WR_FLUSH_ERR);
 	}
 	tx->reads_out = 0;
+	tx->gated = false;
 	spin_unlock_irqrestore(&tx->sent.lock, flags);
 
 	if (tx->kind == SIW_TX_SQE && tx->hdr.opcode != SIW_RDMAP_READ_REQ)
