@@ -108,8 +108,9 @@ soak:
 check-instruments:
 	tools/debug-kernel/check-instruments $(ARGS)
 
-# Benchmark, our siw against Linux's in one guest (Documentation/testing.md);
-# options through PERF_ARGS, e.g. make perf PERF_ARGS="--only linux".
+# Benchmarks, our siw against Linux's siw, TCP, NVMe/TCP and NFS/TCP, one
+# guest per part (Documentation/testing.md); options through PERF_ARGS,
+# e.g. make perf PERF_ARGS="--parts lat --rounds 9".
 perf: modules
 	tests/perf/run $(PERF_ARGS)
 

@@ -12,9 +12,10 @@
 #                                 host connected to it; sets NVME_BDEV
 #   ulp_nvme_down NQN             disconnect, configfs torn down, modules
 #                                 unloaded (whatever is left of them)
-#   ulp_nfs_up IP MNT             knfsd exporting a tmpfs over rdma 20049,
-#                                 mounted at MNT (vers=4.2, proto=rdma);
-#                                 sets NFS_EXPORT
+#   ulp_nfs_up IP MNT [SIZE]      knfsd exporting a tmpfs (SIZE, default
+#                                 256m) over TCP and rdma 20049, mounted
+#                                 at MNT (vers=4.2, proto=rdma); sets
+#                                 NFS_EXPORT
 #   ulp_nfs_down MNT              unmount, stop knfsd and its daemons
 #
 # Every wait is bounded and stretched by SLOW (the debug kernel).
@@ -91,13 +92,13 @@ ulp_nvme_down() {
 
 ULP_DAEMONS=()
 ulp_nfs_up() {
-	local ip=$1 mnt=$2
+	local ip=$1 mnt=$2 size=${3:-256m}
 	command -v rpc.nfsd >/dev/null || fail "nfs-kernel-server missing (make deps)"
 	modprobe -a rpcrdma nfsd nfs nfsv4 || fail "NFS/RDMA modules do not load"
 	# shellcheck disable=SC2034 # for the caller too
 	NFS_EXPORT=/srv/siw-ulp-export
 	mkdir -p "$NFS_EXPORT" "$mnt" /var/lib/nfs/v4recovery /run/rpcbind
-	mount -t tmpfs -o size=256m tmpfs "$NFS_EXPORT"
+	mount -t tmpfs -o "size=$size" tmpfs "$NFS_EXPORT"
 	rpcbind -f -w >"$TLOG/rpcbind.log" 2>&1 &
 	ULP_DAEMONS+=($!)
 	wait_for 20 bash -c 'rpcinfo -p 127.0.0.1 >/dev/null'
