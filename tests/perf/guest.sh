@@ -33,6 +33,9 @@
 #             NFS/RDMA and NFS/TCP (impls nvme-rdma nvme-tcp nfs-rdma nfs-tcp)
 #   sweep-bw  the bw tools and iperf3 (-l SIZE) at 2 B .. 1 MiB (ours linux)
 #   sweep-lat the lat tools at 2 B .. 1 MiB (ours linux)
+#   prof      the lat tools at 8 B with the client under perf record -a -g
+#             (cpu-clock; TCG has no PMU): logs/NAME.prof is perf report's
+#             view by symbol, for finding where the time goes (ours linux)
 # A round runs every test of the part on each impl in turn (ours, linux,
 # ours, linux, ... in one boot). Every measurement is one line of
 # $VM_JOB/runs.tsv:
@@ -65,8 +68,8 @@ if ((${#impls[@]} == 0)); then
 	bw) impls=(ours seg crc linux) ;;
 	interop) impls=(ours linux o2l l2o) ;;
 	storage) impls=(nvme-rdma nvme-tcp nfs-rdma nfs-tcp) ;;
-	lat | mq | sweep-bw | sweep-lat) impls=(ours linux) ;;
-	*) fail "guest.sh: --part takes bw, lat, mq, interop, storage, sweep-bw or sweep-lat" ;;
+	lat | mq | sweep-bw | sweep-lat | prof) impls=(ours linux) ;;
+	*) fail "guest.sh: --part takes bw, lat, mq, interop, storage, sweep-bw, sweep-lat or prof" ;;
 	esac
 fi
 
@@ -207,10 +210,12 @@ perftest() {
 		next_port
 		name=r$r-$impl-$test-$size
 		((try == 1)) || name+=-retry
+		local prof=()
+		[[ $part != prof ]] || prof=(perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$name.data" --)
 		if ! client_server "$name" "$sh" "$run_limit" \
 			env "LD_PRELOAD=$SIW_BUILD/progs/bind_addr.so" "SIW_BIND_ADDR=$(ip_of "$sh")" \
 			"$tool" -R -F -d "$(dev_of "$sh")" -p "$TPORT" -s "$size" -n "$n" "$@" -- \
-			"$tool" -R -F -d "$(dev_of "$ch")" -p "$TPORT" -s "$size" -n "$n" "$@" \
+			"${prof[@]}" "$tool" -R -F -d "$(dev_of "$ch")" -p "$TPORT" -s "$size" -n "$n" "$@" \
 			"$(ip_of "$sh")"; then
 			if ((try == 1)) && [[ -f $TLOG/$name.cli ]] &&
 				grep -Eq 'Connection refused|REJECTED; error: -111' "$TLOG/$name.cli" &&
@@ -239,6 +244,12 @@ perftest() {
 		return 0
 	done
 	record "$r" "$impl" "$test" "$size" "$unit" "$val"
+	if [[ $part == prof ]]; then
+		perf report -i "/tmp/$name.data" --stdio --no-children --sort sym \
+			--percent-limit 0.2 -g caller,0.5,callee --max-stack 12 \
+			>"$TLOG/$name.prof" 2>/dev/null || note "$name: perf report failed"
+		rm -f "/tmp/$name.data"
+	fi
 }
 
 # iperf ROUND IMPL [SIZE]: TCP throughput over IMPL's veth (MiB/s,
@@ -405,7 +416,7 @@ one_round() {
 			iperf "$r" "$impl"
 		fi
 		;;
-	lat)
+	lat | prof)
 		for tool in ib_write_lat ib_read_lat ib_send_lat; do
 			for s in "${lat_sizes[@]}"; do
 				perftest "$r" "$impl" "$tool" "$s"
@@ -438,6 +449,7 @@ one_round() {
 }
 
 step "setup: $part: ${impls[*]}"
+[[ $part != prof ]] || command -v perf >/dev/null || fail "perf missing (linux-perf; make deps)"
 if [[ $part == storage ]]; then
 	storage_up
 else
