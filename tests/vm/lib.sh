@@ -436,6 +436,7 @@ timed() {
 # srv_start HOST SECS LOG CMD...: start a server in the background; sets
 # SRV_PID. srv_wait PID: its exit status (0 or the failing one).
 SRV_PIDS=()
+declare -A SRV_END=()
 srv_start() {
 	local h=$1 secs=$(($2 * SLOW)) log=$3
 	shift 3
@@ -443,11 +444,15 @@ srv_start() {
 	on "$h" timeout -k 5 "$secs" stdbuf -oL -eL "$@" >"$log" 2>&1 &
 	SRV_PID=$!
 	SRV_PIDS+=("$SRV_PID")
+	SRV_END[$SRV_PID]=$((SECONDS + secs + 5))
 }
 
+# srv_wait PID: its exit status; one still there well after its timeout
+# is stuck (wait_bounded, 125).
 srv_wait() {
-	local rc=0
-	wait "$1" || rc=$?
+	local rc=0 left=$((${SRV_END[$1]:-$SECONDS} - SECONDS))
+	((left > 0)) || left=0
+	wait_bounded "$1" $((left + 60 * SLOW)) "the server" || rc=$?
 	return "$rc"
 }
 
@@ -458,13 +463,50 @@ srv_stop_all() {
 		kill -0 "$p" 2>/dev/null || continue
 		pkill -TERM -P "$p" 2>/dev/null || true
 		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
+		wait_bounded "$p" $((10 + 60 * SLOW)) "a stopped server" || true
 	done
 	SRV_PIDS=()
 }
 
+# tree_of PID: PID and all its descendants.
+tree_of() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1" 2>/dev/null); do
+		tree_of "$c"
+	done
+}
+
+# wait_bounded PID SECS WHAT: wait for PID (a child of this shell, run
+# under timeout(1)) to exit, as wait(1) would, but no longer than SECS: a
+# tool that timeout(1) killed and that is still there is stuck in the
+# kernel (an uninterruptible wait the hung-task check does not see, or a
+# killable one that never ends). Then print each of its processes with
+# its state and kernel stack, and a snapshot (stall_snapshot), and return
+# 125 without waiting: the test fails with the evidence instead of
+# hanging until its runner kills it.
+wait_bounded() {
+	local pid=$1 end=$((SECONDS + $2)) what=$3 p rc=0
+	while kill -0 "$pid" 2>/dev/null; do
+		if ((SECONDS >= end)); then
+			echo "   $what (pid $pid) is still there $2 s on, after its timeout: stuck in the kernel"
+			for p in $(tree_of "$pid"); do
+				[[ -r /proc/$p/status ]] || continue
+				echo "   task $p ($(<"/proc/$p/comm")): $(grep '^State:' "/proc/$p/status")"
+				sed 's/^/     /' "/proc/$p/stack" 2>/dev/null
+			done
+			stall_snapshot 2>&1 | sed 's/^/   | /'
+			return 125
+		fi
+		nap 0.2
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
 # run_client HOST SECS LOG CMD...: run a client in the foreground; returns
-# its exit status (124 when timeout(1) had to stop it).
+# its exit status (124 when timeout(1) had to stop it; 125 when it was
+# still there after that, see wait_bounded).
 run_client() {
 	local h=$1 secs=$(($2 * SLOW)) log=$3 pid wd rc=0 i
 	shift 3
@@ -476,7 +518,7 @@ run_client() {
 	(sleep $((secs > 6 ? secs - 3 : secs)) &&
 		kill -0 "$pid" 2>/dev/null && stall_snapshot >"$log.stall" 2>&1) &
 	wd=$!
-	wait "$pid" || rc=$?
+	wait_bounded "$pid" $((secs + 5 + 60 * SLOW)) "the client ($1)" || rc=$?
 	# A snapshot under way may take longer than those 3 s in a loaded
 	# guest: let it finish (20 s at most), its end is the kernel log.
 	for ((i = 0; i < 20; i++)); do

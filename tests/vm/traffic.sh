@@ -35,24 +35,26 @@ other_host() { if [[ $1 == *a ]]; then echo "${1%a}b"; else echo "${1%b}a"; fi; 
 # hangs forever after "rdma_connect: Connection refused", and a refused
 # connection must fail the test at once, not after the timeout.
 watch_client() {
-	local h=$1 secs=$2 log=$3 pat=$4 pid rc=0 grace=0
+	local h=$1 secs=$(($2 * SLOW)) log=$3 pat=$4 pid rc=0 grace=0 end
 	shift 4
 	on "$h" timeout -k 5 "$secs" "$@" >"$log" 2>&1 &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
+	end=$((SECONDS + secs))
+	while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
 		if file_has "$log" "$pat"; then
 			grace=$((grace + 1))
 			if ((grace > 10)); then
 				pkill -TERM -P "$pid" 2>/dev/null || true
 				kill "$pid" 2>/dev/null || true
-				wait "$pid" 2>/dev/null || true
+				wait_bounded "$pid" $((10 + 60 * SLOW)) "the client ($1)" >>"$log"
 				echo "[test: stopped after it reported an error and hung]" >>"$log"
 				return 1
 			fi
 		fi
 		nap 0.2
 	done
-	wait "$pid" || rc=$?
+	# timeout(1) ends it; one still there after that is stuck.
+	wait_bounded "$pid" $((5 + 60 * SLOW)) "the client ($1)" || rc=$?
 	return "$rc"
 }
 
