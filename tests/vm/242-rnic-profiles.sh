@@ -63,7 +63,7 @@ siw_responder() {
 	wait_listen b "$TPORT" "$SRV_PID" ||
 		{ show_log "$TLOG/$name.srv"; fail "$name: rping -s does not listen"; }
 	run_client a 60 "$TLOG/$name.peer" "$PY" "$PEER" --profile "$prof" \
-		--role initiator --server "$IP_B" --port "$TPORT" \
+		--wait $((30 * SLOW)) --role initiator --server "$IP_B" --port "$TPORT" \
 		--app rping-client --size "$SIZE" --count "$COUNT" --them siw \
 		"$@" || rc=$?
 	srv_wait "$SRV_PID" || src=$?
@@ -80,7 +80,7 @@ siw_initiator() {
 	shift
 	next_port
 	srv_start a 60 "$TLOG/$name.peer" "$PY" "$PEER" --profile "$prof" \
-		--role responder --listen "$IP_A" --port "$TPORT" \
+		--wait $((30 * SLOW)) --role responder --listen "$IP_A" --port "$TPORT" \
 		--app rping-server --size "$SIZE" --count "$COUNT" --them siw "$@"
 	wait_listen a "$TPORT" "$SRV_PID" ||
 		{ show_log "$TLOG/$name.peer"; fail "$name: the peer does not listen"; }
