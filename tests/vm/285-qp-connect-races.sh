@@ -47,8 +47,11 @@ PEER=$SIW_SRC/tests/vm/qpc-peer.py
 MARGIN=${SIW_TEST_QPC_MARGIN:-15}
 SHORT_MS=3000
 
+# Both ibv_rc_pingpong QPs in RTS and connected (the engine attached:
+# RTS alone comes before the connection, see Documentation/engine.md).
 pp_both_rts() {
-	(($(rdma res show qp | grep -c 'state RTS .*comm ibv_rc_pingpong') == 2))
+	(($(rdma -dd res show qp |
+		grep -c 'state RTS .*comm ibv_rc_pingpong .*drv_tx_attached 1') == 2))
 }
 
 expect_no_qps() {
@@ -284,6 +287,10 @@ for vh in b a; do
 done
 
 step "ibv_rc_pingpong's server SIGKILLed while its client waits"
+# The connection must come up first: the 3 s timeout was for the cases
+# above, and a loaded debug kernel took longer (the server then failed
+# with flushed WRs before it could be killed).
+siw_param qp_connect_timeout_ms $((10000 * SLOW))
 for sh in b a; do
 	ch=$(other_host "$sh")
 	next_port
@@ -312,6 +319,7 @@ for sh in b a; do
 	((ms <= MARGIN * 1000)) || fail "ibv_rc_pingpong client took ${ms} ms to fail"
 	expect_no_qps "the killed ibv_rc_pingpong"
 done
+siw_param qp_connect_timeout_ms "$SHORT_MS"
 
 # wrong_qpn NAME SRV_ARGS CLI_ARGS: both ends fail in time, with QP_FATAL.
 wrong_qpn() {
