@@ -18,13 +18,15 @@
  *          IBV_SEND_FENCE, in one list: each Write waits for its Read;
  *   full   an RDMA Read of 4 MiB, then 96 RDMA Writes of 64 octets on a
  *          send queue of 16, each posted as soon as the queue takes it:
- *          the Writes behind the Read fill the ordering ring and wait.
+ *          the Writes behind the Read fill the ordering ring and wait
+ *          (a Read of 8, 16, 32 MiB if they never had to wait).
  *
  * Each round must complete every WR with success, in posting order,
  * within WAIT_MS (common.c), and the Read data must have arrived.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +38,8 @@
 #define SQ_DEPTH	64
 #define SQ_SMALL	16
 #define BIG		(4 * 1024 * 1024)
-#define BUF_LEN		(2 * BIG)
+#define BIG_MAX		(32 * 1024 * 1024)	/* the longest Read of "full" */
+#define BUF_LEN		(BIG_MAX + BIG)
 #define ORD_READS	48
 #define ORD_LEN		4096
 #define FENCE_PAIRS	16
@@ -94,34 +97,27 @@ static void rig_down(struct rig *r)
 	page_free(r->dst, BUF_LEN);
 }
 
-static void set_read(struct rig *r, struct ibv_send_wr *wr,
-		     struct ibv_sge *sge, uint64_t off, uint32_t len)
+/*
+ * An RDMA Read from B's memory into A's, or an RDMA Write from A's into
+ * B's, of @len octets at @off of both buffers (src is the side read).
+ */
+static void set_rdma(struct rig *r, struct ibv_send_wr *wr,
+		     struct ibv_sge *sge, enum ibv_wr_opcode op, uint64_t off,
+		     uint32_t len)
 {
-	sge->addr = (uintptr_t)(r->dst + off);
-	sge->length = len;
-	sge->lkey = r->mr_dst->lkey;
-	memset(wr, 0, sizeof(*wr));
-	wr->sg_list = sge;
-	wr->num_sge = 1;
-	wr->opcode = IBV_WR_RDMA_READ;
-	wr->send_flags = IBV_SEND_SIGNALED;
-	wr->wr.rdma.remote_addr = (uintptr_t)(r->src + off);
-	wr->wr.rdma.rkey = r->mr_src->rkey;
-}
+	bool read = op == IBV_WR_RDMA_READ;
+	uint8_t *local = read ? r->dst : r->src, *remote = read ? r->src : r->dst;
 
-static void set_write(struct rig *r, struct ibv_send_wr *wr,
-		      struct ibv_sge *sge, uint64_t off, uint32_t len)
-{
-	sge->addr = (uintptr_t)(r->src + off);
+	sge->addr = (uintptr_t)(local + off);
 	sge->length = len;
-	sge->lkey = r->mr_src->lkey;
+	sge->lkey = read ? r->mr_dst->lkey : r->mr_src->lkey;
 	memset(wr, 0, sizeof(*wr));
 	wr->sg_list = sge;
 	wr->num_sge = 1;
-	wr->opcode = IBV_WR_RDMA_WRITE;
+	wr->opcode = op;
 	wr->send_flags = IBV_SEND_SIGNALED;
-	wr->wr.rdma.remote_addr = (uintptr_t)(r->dst + off);
-	wr->wr.rdma.rkey = r->mr_dst->rkey;
+	wr->wr.rdma.remote_addr = (uintptr_t)(remote + off);
+	wr->wr.rdma.rkey = read ? r->mr_src->rkey : r->mr_dst->rkey;
 }
 
 /* @n completions of A's WRs, with success, wr_id 0 .. n-1 in order. */
@@ -174,7 +170,8 @@ static void round_ord(const char *dev)
 	rig_up(&r, dev, SQ_DEPTH);
 	fill(r.src, ORD_READS * ORD_LEN, 1);
 	for (i = 0; i < ORD_READS; i++) {
-		set_read(&r, &wr[i], &sge[i], (uint64_t)i * ORD_LEN, ORD_LEN);
+		set_rdma(&r, &wr[i], &sge[i], IBV_WR_RDMA_READ, (uint64_t)i * ORD_LEN,
+			 ORD_LEN);
 		wr[i].wr_id = i;
 		wr[i].next = i + 1 < ORD_READS ? &wr[i + 1] : NULL;
 	}
@@ -201,9 +198,11 @@ static void round_fence(const char *dev)
 	fill(r.src, BIG, 2);
 	for (i = 0; i < FENCE_PAIRS; i++) {
 		off = (uint64_t)i * FENCE_LEN;
-		set_read(&r, &wr[2 * i], &sge[2 * i], off, FENCE_LEN);
+		set_rdma(&r, &wr[2 * i], &sge[2 * i], IBV_WR_RDMA_READ, off,
+			 FENCE_LEN);
 		/* The Write goes to the second half, away from the Reads. */
-		set_write(&r, &wr[2 * i + 1], &sge[2 * i + 1], BIG + off, 64);
+		set_rdma(&r, &wr[2 * i + 1], &sge[2 * i + 1], IBV_WR_RDMA_WRITE,
+			 BIG + off, 64);
 		wr[2 * i + 1].send_flags |= IBV_SEND_FENCE;
 	}
 	for (i = 0; i < 2 * FENCE_PAIRS; i++) {
@@ -219,7 +218,11 @@ static void round_fence(const char *dev)
 	rig_down(&r);
 }
 
-static void round_full(const char *dev)
+/*
+ * One try of "full" with a Read of @len: returns how often the send queue
+ * was found full, i.e. how often Writes had to wait behind the Read.
+ */
+static int full_try(const char *dev, uint32_t len)
 {
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
@@ -227,19 +230,20 @@ static void round_full(const char *dev)
 	struct rig r;
 	int i, err, busy = 0;
 
-	step("full: an RDMA Read of %d MiB, then %d RDMA Writes on a send queue of %d",
-	     BIG >> 20, FULL_WRITES, SQ_SMALL);
+	step("full: an RDMA Read of %u MiB, then %d RDMA Writes on a send queue of %d",
+	     len >> 20, FULL_WRITES, SQ_SMALL);
 	rig_up(&r, dev, SQ_SMALL);
-	fill(r.src, BIG, 3);
+	fill(r.src, len, 3);
 	t0 = mono_ms();
-	set_read(&r, &wr, &sge, 0, BIG);
+	set_rdma(&r, &wr, &sge, IBV_WR_RDMA_READ, 0, len);
 	wr.wr_id = 0;
 	err = ibv_post_send(r.a, &wr, &bad);
 	if (err)
 		fail_err(err, "full: ibv_post_send(Read)");
 	end = t0 + 60000;
 	for (i = 1; i <= FULL_WRITES; i++) {
-		set_write(&r, &wr, &sge, BIG + (uint64_t)(i % 64) * 64, 64);
+		set_rdma(&r, &wr, &sge, IBV_WR_RDMA_WRITE,
+			 BIG_MAX + (uint64_t)(i % 64) * 64, 64);
 		wr.wr_id = i;
 		for (;;) {
 			err = ibv_post_send(r.a, &wr, &bad);
@@ -257,8 +261,24 @@ static void round_full(const char *dev)
 	}
 	note("full: the send queue was full %d times", busy);
 	expect_in_order(&r, "full", FULL_WRITES + 1, t0);
-	check_data(&r, "full", 0, BIG);
+	check_data(&r, "full", 0, len);
 	rig_down(&r);
+	return busy;
+}
+
+/*
+ * The Writes fill the sent ring only if the Read is still out when the
+ * queue's worth of them went: a longer Read until they had to wait.
+ */
+static void round_full(const char *dev)
+{
+	uint32_t len;
+
+	for (len = BIG; len <= BIG_MAX; len *= 2)
+		if (full_try(dev, len))
+			return;
+	fail("full: the Writes never had to wait behind a Read of up to %d MiB: the case did not happen",
+	     BIG_MAX >> 20);
 }
 
 int main(int argc, char **argv)
