@@ -284,7 +284,7 @@ iperf() {
 ST_IP=10.99.20.1 ST_NQN=nqn.2026-11.org.siw:perf MNT=/mnt/perf-nfs
 
 storage_up() {
-	local s=$ULP_CFS/subsystems/$ST_NQN p
+	local s=$ULP_CFS/subsystems/$ST_NQN p n t port
 	command -v fio >/dev/null || fail "fio missing (make deps)"
 	ip addr add "$ST_IP/24" dev eth0
 	ip link set eth0 up

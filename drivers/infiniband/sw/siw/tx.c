@@ -189,7 +189,6 @@ void siw_tx_read_done(struct siw_qp *qp, enum siw_wc_status status)
 	struct siw_tx *tx = &qp->tx;
 	unsigned long flags;
 	struct siw_sent *s;
-
 	bool wake;
 
 	spin_lock_irqsave(&tx->sent.lock, flags);
