@@ -36,6 +36,9 @@
 #   prof      the lat tools at 8 B with the client under perf record -a -g
 #             (cpu-clock; TCG has no PMU): logs/NAME.prof is perf report's
 #             view by symbol, for finding where the time goes (ours linux)
+#   prof-bw   likewise for the bw tools at 64 KiB and iperf3, on 1 vCPU, so
+#             that the samples cover both ends and every softirq, and
+#             build/progs/memcrc: memcpy and CRC32C MiB/s (ours)
 # A round runs every test of the part on each impl in turn (ours, linux,
 # ours, linux, ... in one boot). Every measurement is one line of
 # $VM_JOB/runs.tsv:
@@ -69,7 +72,8 @@ if ((${#impls[@]} == 0)); then
 	interop) impls=(ours linux o2l l2o) ;;
 	storage) impls=(nvme-rdma nvme-tcp nfs-rdma nfs-tcp) ;;
 	lat | mq | sweep-bw | sweep-lat | prof) impls=(ours linux) ;;
-	*) fail "guest.sh: --part takes bw, lat, mq, interop, storage, sweep-bw, sweep-lat or prof" ;;
+	prof-bw) impls=(ours) ;;
+	*) fail "guest.sh: --part takes bw, lat, mq, interop, storage, sweep-bw, sweep-lat, prof or prof-bw" ;;
 	esac
 fi
 
@@ -211,7 +215,7 @@ perftest() {
 		name=r$r-$impl-$test-$size
 		((try == 1)) || name+=-retry
 		local prof=()
-		[[ $part != prof ]] || prof=(perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$name.data" --)
+		[[ $part != prof* ]] || prof=("${prof_cmd[@]}" -o "/tmp/$name.data" --)
 		if ! client_server "$name" "$sh" "$run_limit" \
 			env "LD_PRELOAD=$SIW_BUILD/progs/bind_addr.so" "SIW_BIND_ADDR=$(ip_of "$sh")" \
 			"$tool" -R -F -d "$(dev_of "$sh")" -p "$TPORT" -s "$size" -n "$n" "$@" -- \
@@ -244,26 +248,33 @@ perftest() {
 		return 0
 	done
 	record "$r" "$impl" "$test" "$size" "$unit" "$val"
-	if [[ $part == prof ]]; then
-		perf report -i "/tmp/$name.data" --stdio --no-children --sort sym \
-			--percent-limit 0.2 -g caller,0.5,callee --max-stack 12 \
-			>"$TLOG/$name.prof" 2>/dev/null || note "$name: perf report failed"
-		rm -f "/tmp/$name.data"
-	fi
+	[[ $part != prof* ]] || prof_report "$name"
+}
+
+# The profiler of the prof parts (cpu-clock: TCG has no PMU), and
+# prof_report NAME: perf report's view by symbol of /tmp/NAME.data into
+# logs/NAME.prof.
+prof_cmd=(perf record -q -a -g -e cpu-clock -F 499)
+prof_report() {
+	perf report -i "/tmp/$1.data" --stdio --no-children --sort sym \
+		--percent-limit 0.2 -g caller,0.5,callee --max-stack 12 \
+		>"$TLOG/$1.prof" 2>/dev/null || note "$1: perf report failed"
+	rm -f "/tmp/$1.data"
 }
 
 # iperf ROUND IMPL [SIZE]: TCP throughput over IMPL's veth (MiB/s,
 # received), with writes of SIZE octets (iperf3 -l) if given; recorded as
 # test iperf3, size "tcp" (or SIZE).
 iperf() {
-	local r=$1 impl=$2 size=${3:-} name val sh args=()
+	local r=$1 impl=$2 size=${3:-} name val sh args=() prof=()
 	sh=$(srv_of "$impl")
 	[[ -z $size ]] || args=(-l "$size")
 	next_port
 	name=r$r-$impl-iperf3${size:+-$size}
+	[[ $part != prof* ]] || prof=("${prof_cmd[@]}" -o "/tmp/$name.data" --)
 	if ! client_server "$name" "$sh" "$run_limit" \
 		iperf3 -s -1 -p "$TPORT" -- \
-		iperf3 -c "$(ip_of "$sh")" -p "$TPORT" -t "$iperf_secs" "${args[@]}" -J; then
+		"${prof[@]}" iperf3 -c "$(ip_of "$sh")" -p "$TPORT" -t "$iperf_secs" "${args[@]}" -J; then
 		failures+=("$name")
 		return 0
 	fi
@@ -274,6 +285,22 @@ iperf() {
 		return 0
 	fi
 	record "$r" "$impl" iperf3 "${size:-tcp}" MiB/s "$val"
+	[[ $part != prof* ]] || prof_report "$name"
+}
+
+# memcrc ROUND IMPL: what a copy and a CRC32C of 64 KiB cost on this
+# (emulated) CPU, recorded as tests memcpy and crc32c (MiB/s).
+memcrc() {
+	local r=$1 impl=$2 log=$TLOG/r$1-memcrc v
+	if ! "$SIW_BUILD/progs/memcrc" 2 >"$log" 2>&1; then
+		show_log "$log"
+		failures+=("r$r-memcrc")
+		return 0
+	fi
+	v=$(awk '/^memcpy/ { print $3 }' "$log")
+	record "$r" "$impl" memcpy 65536 MiB/s "$v"
+	v=$(awk '/^crc32c 64KiB/ { print $3 }' "$log")
+	record "$r" "$impl" crc32c 65536 MiB/s "$v"
 }
 
 # ---------------------------------------------------------------------------
@@ -423,6 +450,13 @@ one_round() {
 			done
 		done
 		;;
+	prof-bw)
+		for tool in ib_write_bw ib_read_bw ib_send_bw; do
+			perftest "$r" "$impl" "$tool" 65536
+		done
+		iperf "$r" "$impl"
+		memcrc "$r" "$impl"
+		;;
 	mq)
 		for tool in ib_write_bw ib_send_bw; do
 			perftest "$r" "$impl" "$tool" 65536 "$tool" -q 1
@@ -443,7 +477,7 @@ one_round() {
 }
 
 step "setup: $part: ${impls[*]}"
-[[ $part != prof ]] || command -v perf >/dev/null || fail "perf missing (linux-perf; make deps)"
+[[ $part != prof* ]] || command -v perf >/dev/null || fail "perf missing (linux-perf; make deps)"
 if [[ $part == storage ]]; then
 	storage_up
 else
