@@ -198,7 +198,7 @@ trap cleanup EXIT
 # (MiB/s, perftest's MB = 2^20 bytes) or typical (median) latency in
 # microseconds. ib_send_lat measures on both sides and one of them may
 # print "inf"; then the server's figure counts. A run without a figure,
-# or whose connection was refused before any transfer, is retried once,
+# or whose connection was refused before any transfer, is retried twice,
 # on a fresh port, and said so (notes): both drivers now and then see the
 # TCP SYN to a listening perftest server refused (about 1 connection in
 # 30 in a loaded guest; cause not known). Under TCG a latency run, for
@@ -210,10 +210,10 @@ perftest() {
 	[[ $tool == *_lat ]] && unit=us
 	if [[ $unit == us ]]; then n=$(lat_iters "$size"); else n=$(bw_iters "$size"); fi
 	sh=$(srv_of "$impl") ch=$(other_host "$(srv_of "$impl")")
-	for try in 1 2; do
+	for try in 1 2 3; do
 		next_port
 		name=r$r-$impl-$test-$size
-		((try == 1)) || name+=-retry
+		((try == 1)) || name+=-retry$((try - 1))
 		local prof=()
 		[[ $part != prof* ]] || prof=("${prof_cmd[@]}" -o "/tmp/$name.data" --)
 		if ! client_server "$name" "$sh" "$run_limit" \
@@ -221,10 +221,10 @@ perftest() {
 			"$tool" -R -F -d "$(dev_of "$sh")" -p "$TPORT" -s "$size" -n "$n" "$@" -- \
 			"${prof[@]}" "$tool" -R -F -d "$(dev_of "$ch")" -p "$TPORT" -s "$size" -n "$n" "$@" \
 			"$(ip_of "$sh")"; then
-			if ((try == 1)) && [[ -f $TLOG/$name.cli ]] &&
+			if ((try < 3)) && [[ -f $TLOG/$name.cli ]] &&
 				grep -Eq 'Connection refused|REJECTED; error: -111' "$TLOG/$name.cli" &&
 				! grep -q '#bytes' "$TLOG/$name.cli"; then
-				note "$name: connection refused, retried once"
+				note "$name: connection refused, retried"
 				continue
 			fi
 			failures+=("$name")
@@ -237,9 +237,9 @@ perftest() {
 		[[ -n $val ]] && break
 		# perftest calibrates its clock per report; under TCG that
 		# sometimes fails and the row reads 0.00 or inf.
-		if ((try == 1)); then
+		if ((try < 3)); then
 			note "$name: no figure in the report ($(grep -c 'Correlation coefficient' \
-				"$TLOG/$name.cli") clock calibration warnings), retried once"
+				"$TLOG/$name.cli") clock calibration warnings), retried"
 			continue
 		fi
 		echo "perf: $name: no figure in the report"
