@@ -253,12 +253,16 @@ perftest() {
 
 # The profiler of the prof parts (cpu-clock: TCG has no PMU), and
 # prof_report NAME: perf report's view by symbol of /tmp/NAME.data into
-# logs/NAME.prof.
+# logs/NAME.prof, and the CPU's share per task (the polling process,
+# ksoftirqd, the siw_tx workers...) into logs/NAME.comm.
 prof_cmd=(perf record -q -a -g -e cpu-clock -F 499)
 prof_report() {
 	perf report -i "/tmp/$1.data" --stdio --no-children --sort sym \
 		--percent-limit 0.2 -g caller,0.5,callee --max-stack 12 \
 		>"$TLOG/$1.prof" 2>/dev/null || note "$1: perf report failed"
+	perf report -i "/tmp/$1.data" --stdio --no-children --sort comm,dso \
+		-g none --percent-limit 0.5 >"$TLOG/$1.comm" 2>/dev/null ||
+		note "$1: perf report by task failed"
 	rm -f "/tmp/$1.data"
 }
 
