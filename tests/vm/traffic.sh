@@ -188,12 +188,23 @@ rping_run() {
 # perf_value TOOL LOG: the figure of a perftest report, from the row after
 # its "#bytes" header: average bandwidth (column 4) or typical latency
 # (column 5); empty if there is no positive number (0.00 and "inf" are
-# what a failed clock calibration leaves).
+# what a failed clock calibration leaves). Bandwidth has two decimals
+# only: below 1 MB/s (tiny messages) it is taken from the message rate
+# (column 5, Mpps with six) times the size (column 1), in perftest's MB
+# (2^20 octets).
 perf_value() {
 	local col=4
 	[[ $1 == *_lat ]] && col=5
-	awk -v c="$col" '/#bytes/ { on = 1; next }
-		on && /^ *[0-9]+ +[0-9]+ / { if ($c ~ /^[0-9]+(\.[0-9]+)?$/ && $c > 0) print $c; exit }' "$2"
+	awk -v c="$col" -v bw="$([[ $1 == *_bw ]] && echo 1)" '
+		function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ }
+		/#bytes/ { on = 1; next }
+		on && /^ *[0-9]+ +[0-9]+ / {
+			if (bw && num($c) && $c < 1 && num($5) && $5 > 0)
+				printf "%.4g\n", $5 * 1e6 * $1 / 1048576
+			else if (num($c) && $c > 0)
+				print $c
+			exit
+		}' "$2"
 }
 
 # iperf_mibs LOG: the throughput iperf3 -J's receiver saw, in MiB/s with
