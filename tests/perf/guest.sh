@@ -205,12 +205,12 @@ trap cleanup EXIT
 # both drivers, either shows tens of microseconds or is dominated by
 # waits of a scheduler tick (4 ms at HZ=250), hence medians over rounds.
 perftest() {
-	local r=$1 impl=$2 tool=$3 size=$4 test=${5:-$3} name val unit=MiB/s try n sh ch
+	local r=$1 impl=$2 tool=$3 size=$4 test=${5:-$3} name val unit=MiB/s try tries=3 n sh ch
 	shift 5 2>/dev/null || shift $#
 	[[ $tool == *_lat ]] && unit=us
 	if [[ $unit == us ]]; then n=$(lat_iters "$size"); else n=$(bw_iters "$size"); fi
 	sh=$(srv_of "$impl") ch=$(other_host "$(srv_of "$impl")")
-	for try in 1 2 3; do
+	for ((try = 1; try <= tries; try++)); do
 		next_port
 		name=r$r-$impl-$test-$size
 		((try == 1)) || name+=-retry$((try - 1))
@@ -221,7 +221,7 @@ perftest() {
 			"$tool" -R -F -d "$(dev_of "$sh")" -p "$TPORT" -s "$size" -n "$n" "$@" -- \
 			"${prof[@]}" "$tool" -R -F -d "$(dev_of "$ch")" -p "$TPORT" -s "$size" -n "$n" "$@" \
 			"$(ip_of "$sh")"; then
-			if ((try < 3)) && [[ -f $TLOG/$name.cli ]] &&
+			if ((try < tries)) && [[ -f $TLOG/$name.cli ]] &&
 				grep -Eq 'Connection refused|REJECTED; error: -111' "$TLOG/$name.cli" &&
 				! grep -q '#bytes' "$TLOG/$name.cli"; then
 				note "$name: connection refused, retried"
@@ -237,7 +237,7 @@ perftest() {
 		[[ -n $val ]] && break
 		# perftest calibrates its clock per report; under TCG that
 		# sometimes fails and the row reads 0.00 or inf.
-		if ((try < 3)); then
+		if ((try < tries)); then
 			note "$name: no figure in the report ($(grep -c 'Correlation coefficient' \
 				"$TLOG/$name.cli") clock calibration warnings), retried"
 			continue
