@@ -13,6 +13,11 @@
 #  - ib_read_bw -n 200 -s 65536, a reads from b: b served 200 Read
 #    Requests, a received at least 200 x 64 KiB;
 #  - a zero-copy FPDU only for Read Responses (tx_zcopy on: b's, not a's);
+#  - who transmits (tx_handed_over, tx_direct_max at its default): a
+#    left at least one of its 64 KiB Writes to the TX work item (and no
+#    more than 200), b none; neither side handed over a Read Request; and
+#    ib_write_lat -s 8 -n 200 both ways, each side sends its 8 B Writes
+#    itself (+0 on both);
 #  - no Terminate, CRC error, bad FPDU, placement error, MPA reject or
 #    failed connect.
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +61,16 @@ for k in fpdus octets; do
 done
 (($(d A0 A1 tx_octets) >= 200 * 65536)) ||
 	fail "a sent $(d A0 A1 tx_octets) octets for 200 writes of 64 KiB"
+# A 64 KiB message is past tx_direct_max: the poster hands it over. The
+# work item then takes what else it finds in the ring, so not every Write
+# is counted; a, the only side that posted one, hands over at least one.
+direct_max=$(</sys/module/siw/parameters/tx_direct_max)
+echo "   tx_direct_max $direct_max: a tx_handed_over +$(d A0 A1 tx_handed_over), b +$(d B0 B1 tx_handed_over)"
+((direct_max > 0 && direct_max <= 65536)) ||
+	fail "tx_direct_max is $direct_max; this check wants its default"
+n=$(d A0 A1 tx_handed_over)
+((n >= 1 && n <= 200)) || fail "a handed $n of its 200 Writes over to the TX work item"
+(($(d B0 B1 tx_handed_over) == 0)) || fail "b handed messages over, but it posted none past tx_direct_max"
 # perftest -R makes two connections: one for its own handshake, one for
 # the data.
 n=$(d A0 A1 connect_attempts)
@@ -80,6 +95,22 @@ if [[ $(cat /sys/module/siw/parameters/tx_zcopy) == Y ]]; then
 	(($(d B0 B1 tx_zcopy_fpdus) > 0)) || fail "b sent its Read Responses without zero copy"
 fi
 (($(d A0 A1 tx_zcopy_fpdus) == 0)) || fail "a sent FPDUs by zero copy, but it sent no Read Response"
+# Read Requests carry no payload, and b, which sends the Read Responses,
+# rings no doorbell on the data QP: its responses start from RX.
+[[ $(d A0 A1 tx_handed_over) == 0 && $(d B0 B1 tx_handed_over) == 0 ]] ||
+	fail "messages handed over in a read test: a +$(d A0 A1 tx_handed_over), b +$(d B0 B1 tx_handed_over)"
+
+step "ib_write_lat -s 8 -n 200, a and b: each poster sends its Writes itself"
+snap A0 a "$DEV_A"
+snap B0 b "$DEV_B"
+QUIET=1 perf_run ib_write_lat b -s 8 -n 200 || fail "ib_write_lat"
+snap A1 a "$DEV_A"
+snap B1 b "$DEV_B"
+echo "   a tx_fpdus +$(d A0 A1 tx_fpdus), tx_handed_over +$(d A0 A1 tx_handed_over); b tx_fpdus +$(d B0 B1 tx_fpdus), tx_handed_over +$(d B0 B1 tx_handed_over)"
+(($(d A0 A1 tx_fpdus) >= 200 && $(d B0 B1 tx_fpdus) >= 200)) ||
+	fail "a sent $(d A0 A1 tx_fpdus) and b $(d B0 B1 tx_fpdus) FPDUs for 200 Writes each way"
+[[ $(d A0 A1 tx_handed_over) == 0 && $(d B0 B1 tx_handed_over) == 0 ]] ||
+	fail "8 B Writes were handed over to the work item: a +$(d A0 A1 tx_handed_over), b +$(d B0 B1 tx_handed_over)"
 
 step "nothing went wrong"
 # nonzero MAP HOST: the error counters of MAP that are not 0.

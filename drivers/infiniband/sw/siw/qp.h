@@ -267,6 +267,7 @@ struct siw_sq_gate {
 	bool full;
 	u32 reads_out;		/* our RDMA Reads waiting for data */
 	u32 ord;		/* Reads allowed out; 0: none may be sent */
+	u64 max_len;		/* take less payload than this only */
 };
 
 /*
@@ -275,8 +276,9 @@ struct siw_sq_gate {
  * its ring cannot have one copy judged and another one executed. Returns
  * 0 (the caller owns *@sqe, and must complete it with siw_sqe_complete,
  * or flush it if the QP fails), -ENOENT (none), -EAGAIN (the oldest
- * must wait for the gate), or -EINVAL (a malformed SQE was completed
- * with an error and the QP failed).
+ * must wait for the gate), -EMSGSIZE (it carries @gate->max_len octets
+ * or more: it stays for a transmitter that takes it), or -EINVAL (a
+ * malformed SQE was completed with an error and the QP failed).
  */
 int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
 	       const struct siw_sq_gate *gate);

@@ -112,6 +112,21 @@ static bool siw_sqe_waits(const struct siw_sqe *sqe,
 	       gate->reads_out >= gate->ord;
 }
 
+/* Octets of payload a checked SQE puts on the wire. */
+static u64 siw_sqe_payload(const struct siw_sqe *sqe)
+{
+	u64 len = 0;
+	int i;
+
+	if (!siw_sq_opcode_has_data(sqe->opcode))
+		return 0;
+	if (sqe->flags & SIW_WQE_INLINE)
+		return sqe->sge[0].length;
+	for (i = 0; i < sqe->num_sge; i++)
+		len += sqe->sge[i].length;
+	return len;
+}
+
 int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
 	       const struct siw_sq_gate *gate)
 {
@@ -122,6 +137,8 @@ int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
 	err = siw_sq_peek(qp, sqe);
 	if (!err && siw_sqe_waits(sqe, gate))
 		err = -EAGAIN;
+	else if (!err && siw_sqe_payload(sqe) >= gate->max_len)
+		err = -EMSGSIZE;
 	else if (err != -ENOENT)
 		siw_sq_consume(&qp->sq);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);

@@ -15,6 +15,7 @@ static const struct rdma_stat_desc siw_stat_descs[SIW_NUM_STATS] = {
 	[SIW_STAT_TX_FPDUS] = { .name = "tx_fpdus" },
 	[SIW_STAT_TX_OCTETS] = { .name = "tx_octets" },
 	[SIW_STAT_TX_ZCOPY_FPDUS] = { .name = "tx_zcopy_fpdus" },
+	[SIW_STAT_TX_HANDED_OVER] = { .name = "tx_handed_over" },
 	[SIW_STAT_RX_FPDUS] = { .name = "rx_fpdus" },
 	[SIW_STAT_RX_OCTETS] = { .name = "rx_octets" },
 	[SIW_STAT_READ_REQS_SERVED] = { .name = "read_reqs_served" },

@@ -16,6 +16,7 @@ enum siw_stat {
 	SIW_STAT_TX_FPDUS,		/* FPDUs handed to TCP in full */
 	SIW_STAT_TX_OCTETS,		/* their octets, MPA framing included */
 	SIW_STAT_TX_ZCOPY_FPDUS,	/* of them, payload sent by page reference */
+	SIW_STAT_TX_HANDED_OVER,	/* messages a doorbell left to the work item */
 	SIW_STAT_RX_FPDUS,		/* DDP segments placed or taken */
 	SIW_STAT_RX_OCTETS,		/* octets read from TCP into the engine */
 	SIW_STAT_READ_REQS_SERVED,	/* RDMA Read Responses framed in full */

@@ -57,6 +57,11 @@ module_param(fpdu_max, uint, 0644);
 MODULE_PARM_DESC(fpdu_max,
 		 "Send FPDUs of up to this many octets to every peer, whatever it offered (e.g. 16384 for a Chelsio T6 set to take them); 0: one TCP segment, or larger to a peer that offers it (default: 0)");
 
+static uint tx_direct_max = 16384;
+module_param(tx_direct_max, uint, 0644);
+MODULE_PARM_DESC(tx_direct_max,
+		 "A process that posts sends its messages itself, in its system call, while their payload adds up to less than this many octets; larger messages and the rest go to siw's TX work item, which runs beside the process (default: 16384; 0: the work item sends all)");
+
 /* Below this, an FPDU spans segments: a Read Response must carry data. */
 #define SIW_TX_MIN_MULPDU	128
 
@@ -842,6 +847,16 @@ static bool siw_tx_wait_gate(struct siw_tx *tx, const struct siw_sq_gate *gate)
 	return moved;
 }
 
+/* What one step of the transmitter did. */
+enum siw_tx_step {
+	SIW_TX_STEP_PROGRESS,	/* framed, pushed, failed or did a local op */
+	SIW_TX_STEP_BEGUN,	/* began a message: the next step frames it */
+	SIW_TX_STEP_IDLE,	/* nothing to send now */
+	SIW_TX_STEP_LEAVE,	/* the next SQE is too large for a doorbell */
+	SIW_TX_STEP_FULL,	/* the socket has no room: sk_write_space */
+	SIW_TX_STEP_BROKEN,	/* the socket failed: tx->sock_err says how */
+};
+
 /* An RDMA Read with ORD 0: nothing may be asked of the peer. */
 static void siw_tx_read_refused(struct siw_qp *qp, struct siw_sqe *sqe)
 {
@@ -850,7 +865,8 @@ static void siw_tx_read_refused(struct siw_qp *qp, struct siw_sqe *sqe)
 	siw_qp_fail(qp, IB_EVENT_QP_REQ_ERR);
 }
 
-static bool siw_tx_start_sqe(struct siw_qp *qp)
+/* Take the next SQE if it carries less than @max_len octets, and begin it. */
+static enum siw_tx_step siw_tx_start_sqe(struct siw_qp *qp, u64 max_len)
 {
 	struct siw_tx *tx = &qp->tx;
 	struct siw_sqe *sqe = &tx->sqe;
@@ -858,23 +874,29 @@ static bool siw_tx_start_sqe(struct siw_qp *qp)
 	int err;
 
 	siw_tx_gate(tx, &gate);
+	gate.max_len = max_len;
 	err = siw_sq_get(qp, sqe, &gate);
 	if (err == -EAGAIN)
-		return siw_tx_wait_gate(tx, &gate);
+		return siw_tx_wait_gate(tx, &gate) ? SIW_TX_STEP_PROGRESS :
+						     SIW_TX_STEP_IDLE;
+	if (err == -EMSGSIZE)
+		return SIW_TX_STEP_LEAVE;
+	if (err == -ENOENT)
+		return SIW_TX_STEP_IDLE;
 	if (err)
-		return err != -ENOENT;
+		return SIW_TX_STEP_PROGRESS;
 	tx->sqe_taken = true;
 
 	switch (sqe->opcode) {
 	case SIW_OP_REG_MR:
 	case SIW_OP_INVAL_STAG:
 		siw_tx_local_op(qp, sqe);
-		return true;
+		return SIW_TX_STEP_PROGRESS;
 	case SIW_OP_READ:
 	case SIW_OP_READ_LOCAL_INV:
 		if (!tx->ord) {
 			siw_tx_read_refused(qp, sqe);
-			return true;
+			return SIW_TX_STEP_PROGRESS;
 		}
 		siw_tx_begin(tx, SIW_TX_SQE, SIW_RDMAP_READ_REQ, 0);
 		tx->hdr.u.rreq.sink_stag = sqe->num_sge ? sqe->sge[0].lkey : 0;
@@ -892,8 +914,7 @@ static bool siw_tx_start_sqe(struct siw_qp *qp)
 		tx->hdr.inval_stag = sqe->rkey;
 		break;
 	}
-	siw_tx_next_fpdu(qp);
-	return true;
+	return SIW_TX_STEP_BEGUN;
 }
 
 static void siw_tx_start_rresp(struct siw_qp *qp)
@@ -902,7 +923,6 @@ static void siw_tx_start_rresp(struct siw_qp *qp)
 
 	siw_tx_begin(tx, SIW_TX_RRESP, SIW_RDMAP_READ_RESP, tx->rresp.size);
 	tx->hdr.stag = tx->rresp.sink_stag;
-	siw_tx_next_fpdu(qp);
 }
 
 static bool siw_tx_take_term(struct siw_tx *tx)
@@ -927,7 +947,6 @@ static void siw_tx_start_term(struct siw_qp *qp)
 	siw_tx_begin(tx, SIW_TX_TERM, SIW_RDMAP_TERMINATE, tx->term_opt_len);
 	tx->hdr.u.term.code = tx->term;
 	tx->hdr.u.term.hdrct = tx->term_hdrct;
-	siw_tx_next_fpdu(qp);
 }
 
 /* MPA peer-to-peer mode: a zero length Write, Read or Send comes first. */
@@ -946,39 +965,41 @@ static void siw_tx_start_rtr(struct siw_qp *qp)
 	tx->rtr = 0;
 	siw_tx_begin(tx, SIW_TX_RTR, opcode, 0);
 	memset(&tx->sqe, 0, sizeof(tx->sqe));
-	siw_tx_next_fpdu(qp);
 }
 
-/* Pick the next message; false if there is nothing to send now. */
-static bool siw_tx_start(struct siw_qp *qp)
+/*
+ * Pick the next message and begin it; the next step frames its first
+ * FPDU. An SQE is taken only if it carries less than @max_len octets.
+ */
+static enum siw_tx_step siw_tx_start(struct siw_qp *qp, u64 max_len)
 {
 	struct siw_tx *tx = &qp->tx;
 
 	if (siw_tx_take_term(tx)) {
 		siw_tx_start_term(qp);
-		return true;
+		return SIW_TX_STEP_BEGUN;
 	}
 	if (READ_ONCE(tx->term_sent))
-		return false;
+		return SIW_TX_STEP_IDLE;
 	if (tx->rtr) {
 		siw_tx_start_rtr(qp);
-		return true;
+		return SIW_TX_STEP_BEGUN;
 	}
 	if (test_bit(SIW_TX_HOLD, &tx->flags))
-		return false;
+		return SIW_TX_STEP_IDLE;
 	/*
 	 * A responder answers RDMA Reads from RTR on, as in IB: a QP
 	 * connected without rdma_cm may stay there (perftest's server).
 	 */
 	if (!siw_qp_can(qp, SIW_QP_ANSWERS_READS))
-		return false;
+		return SIW_TX_STEP_IDLE;
 	if (siw_tx_pop_rresp(tx, &tx->rresp)) {
 		siw_tx_start_rresp(qp);
-		return true;
+		return SIW_TX_STEP_BEGUN;
 	}
 	if (!siw_qp_can(qp, SIW_QP_SENDS))
-		return false;
-	return siw_tx_start_sqe(qp);
+		return SIW_TX_STEP_IDLE;
+	return siw_tx_start_sqe(qp, max_len);
 }
 
 /* ------------------------------------------------------------------------
@@ -1102,15 +1123,8 @@ static void siw_tx_msg_sent(struct siw_qp *qp)
 	tx->kind = SIW_TX_IDLE;
 }
 
-/* What one step of the transmitter did. */
-enum siw_tx_step {
-	SIW_TX_STEP_PROGRESS,	/* framed, pushed or failed a message: go on */
-	SIW_TX_STEP_IDLE,	/* nothing to send now */
-	SIW_TX_STEP_FULL,	/* the socket has no room: sk_write_space */
-	SIW_TX_STEP_BROKEN,	/* the socket failed: tx->sock_err says how */
-};
-
-static enum siw_tx_step siw_tx_step(struct siw_qp *qp)
+/* One step; @max_len as for siw_tx_start(). */
+static enum siw_tx_step siw_tx_step(struct siw_qp *qp, u64 max_len)
 {
 	struct siw_tx *tx = &qp->tx;
 	int rv;
@@ -1141,7 +1155,7 @@ static enum siw_tx_step siw_tx_step(struct siw_qp *qp)
 		siw_tx_next_fpdu(qp);
 		return SIW_TX_STEP_PROGRESS;
 	}
-	return siw_tx_start(qp) ? SIW_TX_STEP_PROGRESS : SIW_TX_STEP_IDLE;
+	return siw_tx_start(qp, max_len);
 }
 
 /*
@@ -1167,29 +1181,75 @@ void siw_sq_recheck_later(struct siw_qp *qp)
 		queue_delayed_work(siw_tx_wq, &qp->tx.recheck, 1);
 }
 
-static void siw_tx_run(struct siw_qp *qp)
+/*
+ * What a doorbell sends itself, with @budget octets left that it may send
+ * (payload, and the framing of an FPDU half pushed). From the system call
+ * small messages go out at the lowest latency. A large one is left to the
+ * work item, so that its copy into the socket (and its CRC) runs beside
+ * the process, which goes on posting and polling, and on one CPU in the
+ * work item's longer runs. An SQE that large stays in the ring
+ * (siw_tx_start_sqe()): libsiw rings no doorbell while the SQE before its
+ * new one is still there, so the process fills its ring without system
+ * calls and the work item sends it in one run. What was begun and not
+ * finished before (or the next doorbell would take it back from the work
+ * item before that ran), and a Read Response just begun, are charged too:
+ * true if they leave.
+ */
+static bool siw_tx_leaves(const struct siw_tx *tx, u32 *budget)
+{
+	u64 left;
+
+	if (tx->kind == SIW_TX_IDLE)
+		return false;
+	left = (u64)tx->len - tx->done + tx->fpdu_len - tx->fpdu_sent;
+	if (left >= *budget)
+		return true;
+	*budget -= left;
+	return false;
+}
+
+/*
+ * Send until nothing is left, the socket is full or failed, or, for a
+ * doorbell (@budget not NULL), until its share is spent: then true, and
+ * the caller queues the work item once it has let go of the mutex (so
+ * that the work item does not wake up into it).
+ */
+static bool siw_tx_run(struct siw_qp *qp, u32 *budget)
 {
 	struct siw_tx *tx = &qp->tx;
+	bool leave = false;
 	enum siw_tx_step st;
 
 	lockdep_assert_held(&tx->mutex);
+	if (budget && siw_tx_leaves(tx, budget))
+		return true;	/* PENDING is still set: the kick's */
 	tx->sqe_taken = false;
 	while (test_and_clear_bit(SIW_TX_PENDING, &tx->flags)) {
 		do {
-			st = siw_tx_step(qp);
+			st = siw_tx_step(qp, budget ? *budget : U64_MAX);
+			if (budget && (st == SIW_TX_STEP_LEAVE ||
+				       (st == SIW_TX_STEP_BEGUN &&
+					siw_tx_leaves(tx, budget)))) {
+				siw_stat_inc(qp->sdev, SIW_STAT_TX_HANDED_OVER);
+				set_bit(SIW_TX_PENDING, &tx->flags);
+				leave = true;
+				goto out;
+			}
 			cond_resched();
-		} while (st == SIW_TX_STEP_PROGRESS);
+		} while (st == SIW_TX_STEP_PROGRESS || st == SIW_TX_STEP_BEGUN);
 		if (st == SIW_TX_STEP_FULL)
-			return;	/* sk_write_space sets PENDING again */
+			return false;	/* sk_write_space sets PENDING again */
 		if (st == SIW_TX_STEP_BROKEN) {
 			siw_conn_err(qp, "TCP send failed (%d); closing the connection\n",
 				     tx->sock_err);
 			siw_cm_close(qp, false);
-			return;
+			return false;
 		}
 	}
+out:
 	if (tx->sqe_taken && tx->sock)
 		siw_sq_recheck_later(qp);
+	return leave;
 }
 
 static void siw_tx_work(struct work_struct *work)
@@ -1197,7 +1257,7 @@ static void siw_tx_work(struct work_struct *work)
 	struct siw_qp *qp = container_of(work, struct siw_qp, tx.work);
 
 	mutex_lock(&qp->tx.mutex);
-	siw_tx_run(qp);
+	siw_tx_run(qp, NULL);
 	mutex_unlock(&qp->tx.mutex);
 }
 
@@ -1210,20 +1270,26 @@ void siw_tx_schedule(struct siw_qp *qp)
 
 /*
  * A process rang the doorbell: send from its context if nobody else is
- * sending. Kernel consumers may post from any context, so theirs go to
- * the work item.
+ * sending, less than tx_direct_max octets (see siw_tx_leaves()). Kernel
+ * consumers may post from any context, so theirs go to the work item, and
+ * so does a kick from a work item (the recheck, the CM): it is no system
+ * call that a small message would save a hop for.
  */
 void siw_tx_kick(struct siw_qp *qp)
 {
 	struct siw_tx *tx = &qp->tx;
+	u32 budget = READ_ONCE(tx_direct_max);
 
 	if (!READ_ONCE(tx->sock))
 		return;
 	set_bit(SIW_TX_PENDING, &tx->flags);
-	if (qp->user && in_task() && mutex_trylock(&tx->mutex)) {
-		siw_tx_run(qp);
+	if (qp->user && budget && in_task() && !current_work() &&
+	    mutex_trylock(&tx->mutex)) {
+		bool leave = siw_tx_run(qp, &budget);
+
 		mutex_unlock(&tx->mutex);
-		return;
+		if (!leave)
+			return;
 	}
 	queue_work(siw_tx_wq, &tx->work);
 }
