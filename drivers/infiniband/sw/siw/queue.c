@@ -215,10 +215,14 @@ u32 siw_wq_flush(struct siw_ring *wq, u32 budget, void *wqe,
 	}
 	wq->flushing = true;
 	while (n < budget && siw_wq_peek(wq, wqe)) {
+		/*
+		 * The slot goes back before its completion shows: a process
+		 * that sees the completion may post into that slot at once.
+		 */
+		siw_sq_consume(wq);
 		spin_unlock_irqrestore(&wq->lock, flags);
 		complete(ctx, wqe);
 		spin_lock_irqsave(&wq->lock, flags);
-		siw_sq_consume(wq);
 		n++;
 	}
 	wq->flushing = false;
