@@ -292,6 +292,12 @@ int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,
 enum siw_wc_status siw_sqe_check(struct siw_sqe *sqe, bool user);
 
 /*
+ * Length of a checked SQE's SGEs (its inline data): what a Send or Write
+ * carries, or what a Read asks for. siw_sqe_check() bounds it.
+ */
+u32 siw_sqe_len(const struct siw_sqe *sqe);
+
+/*
  * Take the next receive WR, from the SRQ if the QP has one (where the SRQ
  * limit event fires). Returns 0 (the caller owns *@rqe and completes it
  * with siw_rqe_complete), -ENOENT (none posted), or -EINVAL (a malformed

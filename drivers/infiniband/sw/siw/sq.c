@@ -112,19 +112,22 @@ static bool siw_sqe_waits(const struct siw_sqe *sqe,
 	       gate->reads_out >= gate->ord;
 }
 
-/* Octets of payload a checked SQE puts on the wire. */
-static u64 siw_sqe_payload(const struct siw_sqe *sqe)
+u32 siw_sqe_len(const struct siw_sqe *sqe)
 {
-	u64 len = 0;
+	u32 len = 0;
 	int i;
 
-	if (!siw_sq_opcode_has_data(sqe->opcode))
-		return 0;
 	if (sqe->flags & SIW_WQE_INLINE)
 		return sqe->sge[0].length;
 	for (i = 0; i < sqe->num_sge; i++)
 		len += sqe->sge[i].length;
 	return len;
+}
+
+/* Octets of payload a checked SQE puts on the wire. */
+static u32 siw_sqe_payload(const struct siw_sqe *sqe)
+{
+	return siw_sq_opcode_has_data(sqe->opcode) ? siw_sqe_len(sqe) : 0;
 }
 
 int siw_sq_get(struct siw_qp *qp, struct siw_sqe *sqe,

@@ -716,18 +716,6 @@ static u8 siw_tx_rdmap_opcode(const struct siw_sqe *sqe)
 	}
 }
 
-static u32 siw_sqe_len(const struct siw_sqe *sqe)
-{
-	u32 len = 0;
-	int i;
-
-	if (sqe->flags & SIW_WQE_INLINE)
-		return sqe->sge[0].length;
-	for (i = 0; i < sqe->num_sge; i++)
-		len += sqe->sge[i].length;
-	return len;
-}
-
 static void siw_tx_begin(struct siw_tx *tx, enum siw_tx_kind kind, u8 opcode,
 			 u32 len)
 {
