@@ -230,8 +230,7 @@ u32 siw_wq_flush(struct siw_ring *wq, u32 budget, void *wqe,
 	return n;
 }
 
-/* Total length of @num SGEs: a message is at most SIW_MAX_MSG_SIZE. */
-static bool siw_sges_len_ok(const struct siw_sge *sge, u32 num)
+bool siw_sges_len_ok(const struct siw_sge *sge, u32 num)
 {
 	u64 total = 0;
 	u32 i;

@@ -145,6 +145,12 @@ u32 siw_wq_flush(struct siw_ring *wq, u32 budget, void *wqe,
 void siw_sq_consume(struct siw_ring *sq);
 
 /*
+ * Do @num SGEs (a process wrote their lengths) add up to a message of at
+ * most SIW_MAX_MSG_SIZE octets? Used by every work queue's check.
+ */
+bool siw_sges_len_ok(const struct siw_sge *sge, u32 num);
+
+/*
  * Check a copied RQE: SIW_WC_SUCCESS, or the status it completes with.
  * Sets the copy's opcode to SIW_OP_RECEIVE.
  */

@@ -56,18 +56,14 @@ static enum siw_wc_status siw_sqe_check_inline(struct siw_sqe *sqe)
 
 static enum siw_wc_status siw_sqe_check_sges(const struct siw_sqe *sqe)
 {
-	u64 total = 0;
-	int i;
-
 	if (sqe->num_sge > SIW_MAX_SGE)
 		return SIW_WC_LOC_QP_OP_ERR;
 	/* An RDMA READ Request names one sink: one local SGE. */
 	if (siw_sq_opcode_is_read(sqe->opcode) &&
 	    sqe->num_sge > SIW_MAX_SGE_RD)
 		return SIW_WC_LOC_QP_OP_ERR;
-	for (i = 0; i < sqe->num_sge; i++)
-		total += sqe->sge[i].length;
-	return total <= SIW_MAX_MSG_SIZE ? SIW_WC_SUCCESS : SIW_WC_LOC_LEN_ERR;
+	return siw_sges_len_ok(sqe->sge, sqe->num_sge) ? SIW_WC_SUCCESS :
+							 SIW_WC_LOC_LEN_ERR;
 }
 
 enum siw_wc_status siw_sqe_check(struct siw_sqe *sqe, bool user)
