@@ -11,6 +11,11 @@
 # tests run between two QPs of siw0, connected without rdma_cm. Before
 # that they all skipped with "No supported port is up, can't run traffic".
 # The full log is kept in the job directory (run --out DIR) as pyverbs.log.
+# A failure that is only the RDMA Write race of pyverbs' rdma_traffic (it
+# reads the target as soon as the Write completes, which on iWARP means
+# sent, not placed: tests/progs/guest.sh, pyverbs_write_race) is noted,
+# not failed; on the debug kernel test_mr_rereg_access_bad_flow ran into
+# it (its Write comes before the rereg_mr that siw refuses).
 # Selection: tools/pyverbs-suite passes extra arguments to run_tests.py,
 # which hands unknown ones to unittest: -k PATTERN, test names such as
 # tests.test_mr.MRTest, --list-tests, --gid N (forces a GID index).
@@ -35,7 +40,10 @@ echo "skipped for \"No supported port is up\": $noport"
 step "why tests were skipped (count, reason)"
 pyverbs_skips "$log"
 echo "$PV_COUNTS"
-((rc == 0)) || fail "pyverbs suite: $PV_COUNTS"
+bad=$(pyverbs_failures "$log")
+real=$(pyverbs_untolerated "$log" <<<"$bad")
+[[ -z $real ]] || fail "pyverbs suite: $PV_COUNTS; failed: $real"
+((rc == 0)) || [[ -n $bad ]] || fail "pyverbs suite exit $rc: $PV_COUNTS"
 [[ -n $ran_traffic ]] || fail "no RC traffic test ran (GIDs with IP addresses missing?)"
 ((noport <= 1)) || fail "$noport tests found no usable GID"
 
