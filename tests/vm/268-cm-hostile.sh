@@ -61,13 +61,20 @@
 #           the new endpoint as its listening socket: 'refcount_t:
 #           addition on 0' on the device's first word, an oops in the next
 #           ib_umem_get().)
+#   halfclose  a peer (cm_flood.py request --half-close) sends a valid
+#           MPA request and a FIN right after it, to a persistent rping
+#           server in B, which accepts. The FIN came while the request
+#           waited for its answer; the connection it ends is the one the
+#           accept makes: the peer must see it closed within 10 s of the
+#           MPA reply. (Before the fix it stayed up, half closed, until
+#           the consumer ended it.)
 # In flood and inuse every call returns within 20 s (the program stops by
 # itself after 12 s; one still there 90 s after it started, or 5 s after
 # an oops, hangs in the kernel: its stacks are shown), no listener and no connection is left on
 # P 30 s later, and the kernel stays clean (no oops, list or refcount
 # report, hung task).
 # The module unloads without leaks at the end. Cases run in the order
-# stale, backlog, unanswered, orphan, child, flood, inuse (the last two are the
+# stale, backlog, unanswered, orphan, child, halfclose, flood, inuse (the last two are the
 # most likely to bring the kernel down); arguments pick some:
 # 268-cm-hostile.sh flood inuse.
 # Each case runs in a subshell: a failed one does not keep the next from
@@ -408,6 +415,25 @@ case_child() {
 	wait_settled child
 }
 
+case_halfclose() {
+	local port=21024 rc=0 secs
+	step "halfclose: a peer's FIN that comes with its MPA request"
+	srv_start b 60 "$TLOG/halfclose.srv" rping -s -P -a "$IP_B" -p "$port"
+	wait_listen b "$port" "$SRV_PID" || fail "halfclose: rping -s does not listen"
+	run_client a 40 "$TLOG/halfclose.cli" "$PY" "$FLOOD" request \
+		--server "$IP_B" --port "$port" --half-close --wait 20 --hold 20 || rc=$?
+	show_log "$TLOG/halfclose.cli"
+	grep -q '^mpa reply .*: accept,' "$TLOG/halfclose.cli" ||
+		fail "halfclose: the peer got no accept (exit $rc)"
+	secs=$(sed -n 's/^\(closed\|reset\) by the server after \([0-9]*\)\..*/\2/p' "$TLOG/halfclose.cli")
+	[[ -n $secs ]] ||
+		fail "halfclose: the connection was still up 20 s after the accept: the FIN that came before it was lost"
+	((secs <= 10)) || fail "halfclose: the connection ended $secs s after the accept, more than 10"
+	((rc == 0)) || fail "halfclose: the peer exit $rc"
+	srv_stop_all
+	wait_settled halfclose
+}
+
 # ---------------------------------------------------------------------------
 
 # Kernel reports that appeared while a case ran.
@@ -420,10 +446,10 @@ cases=()
 for c in "$@"; do
 	[[ -z $c ]] || cases+=("$c")
 done
-((${#cases[@]})) || cases=(stale backlog unanswered orphan child flood inuse)
+((${#cases[@]})) || cases=(stale backlog unanswered orphan child halfclose flood inuse)
 failed=()
 for c in "${cases[@]}"; do
-	declare -F "case_$c" >/dev/null || fail "no case '$c' (stale, backlog, unanswered, orphan, child, flood, inuse)"
+	declare -F "case_$c" >/dev/null || fail "no case '$c' (stale, backlog, unanswered, orphan, child, halfclose, flood, inuse)"
 	K0=$(dmesg | wc -l)
 	t0=$SECONDS rc=0
 	# A subshell per case: its first failed check ends it, the next

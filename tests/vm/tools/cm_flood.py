@@ -8,7 +8,7 @@ tests/vm/268-cm-hostile.sh.
     cm_flood.py silent  --server IP --port PORT --count N --until FILE
                         [--max-secs S] [--mpa]
     cm_flood.py request --server IP --port PORT [--wait S] [--hold S]
-                        [--after-ms MS]
+                        [--after-ms MS] [--half-close]
 
 flood: prints "flooding", then, until FILE exists (S seconds at most),
 connects to IP:PORT as fast as it can (non-blocking, at most N connections
@@ -32,7 +32,11 @@ Prints "local IP:PORT" first, then what it saw: "mpa reply: ... pd 'TEXT'"
 (TEXT: the ULP private data of the reply) or "closed by the server (how)
 after N s". After a reply it keeps the connection HOLD seconds (or until
 the server closes it). Exit 0 when it saw a reply or a close, 1 when
-neither came within S seconds.
+neither came within S seconds. With --half-close the peer shuts its
+sending side (a FIN) right after the request, so that the FIN reaches
+the server before its consumer answers; the end of the connection is then
+printed with the seconds since the reply: "closed by the server after N
+s".
 """
 
 import argparse
@@ -193,7 +197,11 @@ def request(args):
     say("local %s:%d" % (local[0], local[1]))
     time.sleep(args.after_ms / 1000.0)
     s.sendall(iwarp_peer.mpa_request(2))
-    say("sent: MPA request (rev 2), waiting for the reply")
+    if args.half_close:
+        s.shutdown(socket.SHUT_WR)
+        say("sent: MPA request (rev 2) and a FIN, waiting for the reply")
+    else:
+        say("sent: MPA request (rev 2), waiting for the reply")
     t0 = time.monotonic()
     try:
         flags, rev, pd = iwarp_peer.read_reply(s, deadline)
@@ -212,14 +220,15 @@ def request(args):
          "reject" if flags & iwarp_peer.F_REJECT else "accept",
          ulp.decode("ascii", "replace")))
     s.settimeout(args.hold)
+    t1 = time.monotonic()
     try:
         while s.recv(4096):
             pass
-        say("closed by the server")
+        say("closed by the server after %.1f s" % (time.monotonic() - t1))
     except socket.timeout:
-        pass
+        say("still open after %.1f s" % args.hold)
     except OSError:
-        say("reset by the server")
+        say("reset by the server after %.1f s" % (time.monotonic() - t1))
     s.close()
     return 0
 
@@ -239,6 +248,7 @@ def main():
     ap.add_argument("--hold", type=float, default=5.0)
     ap.add_argument("--after-ms", type=float, default=0.0)
     ap.add_argument("--mpa", action="store_true")
+    ap.add_argument("--half-close", action="store_true")
     args = ap.parse_args()
     try:
         return {"flood": flood, "silent": silent, "request": request}[

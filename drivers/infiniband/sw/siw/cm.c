@@ -545,6 +545,14 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 		    cep->res.large ? ", large FPDUs" : "",
 		    cep->res.markers_tx ? ", markers to the peer" : "",
 		    cep->res.markers_rx ? ", markers from the peer" : "");
+	/*
+	 * A FIN or a reset during the MPA exchange raised its HUP before
+	 * there was a connection to end (REQUESTED leaves it to the
+	 * consumer's answer; AWAIT_REPLY read the reply first). It ends the
+	 * connection that is up now, after the consumer has heard of it.
+	 */
+	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) || READ_ONCE(sk->sk_err))
+		siw_cep_event(cep, SIW_CEP_EV_HUP);
 	return 0;
 }
 
@@ -879,7 +887,7 @@ static void siw_cep_on_hup(struct siw_cep *cep)
 		siw_cep_close(cep, !err, err ? -ECONNRESET : 0);
 		break;
 	case SIW_CEP_REQUESTED:
-		break;	/* accept will find out */
+		break;	/* siw_cep_go_live() raises it again */
 	default:
 		siw_cep_close(cep, false, 0);
 		break;
