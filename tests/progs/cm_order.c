@@ -12,7 +12,9 @@
  * the client checks that all N were refused. Applications pair the
  * connections they open with the ones the peer accepts by this order
  * (perftest -q N does): when a later request overtakes an earlier one,
- * they pair the wrong QPs.
+ * they pair the wrong QPs. The network does not order separate TCP
+ * connections: test 265 steers the veth's receive to one CPU (RPS)
+ * while it runs this, so what it checks is siw's order and the CM's.
  *
  * Exit 0 when every round went in order, 1 otherwise.
  */

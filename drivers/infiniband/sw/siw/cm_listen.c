@@ -179,6 +179,32 @@ static bool siw_listener_has_room(struct siw_listener *l)
 	return room;
 }
 
+/*
+ * Did TCP queue something on an accepted socket before the endpoint hooked
+ * it: octets, the peer's FIN or a reset? Those raised no upcall of ours.
+ * Whatever comes later raises one as it arrives, and so puts the
+ * endpoint's work in line in the order the requests arrived. An event
+ * queued at accept time for a request still on its way would hold a place
+ * ahead of requests that arrive first on other connections: with 8
+ * requests back to back, the listener saw request 5 before request 4.
+ */
+static bool siw_lsock_child_has_news(struct sock *sk)
+{
+	bool news;
+
+	/*
+	 * TCP queues a segment and calls the upcall under the socket's
+	 * spinlock, or leaves it to release_sock() while the socket is
+	 * owned. So with the endpoint's upcalls in place, a segment is
+	 * either in the queue when we look or comes with our upcall.
+	 */
+	lock_sock(sk);
+	news = !skb_queue_empty(&sk->sk_receive_queue) ||
+	       (sk->sk_shutdown & RCV_SHUTDOWN) || sk->sk_err;
+	release_sock(sk);
+	return news;
+}
+
 static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 {
 	struct siw_cep *cep;
@@ -222,7 +248,8 @@ static void siw_listener_new_cep(struct siw_listener *l, struct socket *sock)
 				    "listener %pISpc: %u connections wait for their MPA request or its answer; accepting more once one of them ends\n",
 				    &cep->laddr, l->max_waiting);
 		siw_cep_arm(cep, siw_cm_mpa_timeout_ms());
-		siw_cep_event(cep, SIW_CEP_EV_DATA);
+		if (siw_lsock_child_has_news(sock->sk))
+			siw_cep_event(cep, SIW_CEP_EV_DATA);
 	}
 	siw_cep_unlock(cep);
 }
