@@ -205,7 +205,7 @@ rc=0
 srv_wait "$SRV_PID" || rc=$?
 SRV_PIDS=()
 show_log "$TLOG/order.srv" 2
-((rc == 0)) || fail "connection requests reached the listener out of order (exit $rc)"
+((rc == 0)) || fail "cm_order server exit $rc: $(grep -m1 '^FAIL' "$TLOG/order.srv" || echo 'no FAIL line')"
 rps_cpus a 0
 rps_cpus b 0
 wait_settled order
