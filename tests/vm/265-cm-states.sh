@@ -121,7 +121,7 @@ kill_run() {
 	cpid=$!
 	end=$((SECONDS + 60 * SLOW))
 	until (($(on a cat /sys/class/net/v-a/statistics/tx_bytes) - b0 > 4000000)); do
-		((SECONDS < end)) || fail "no traffic 60 s after ib_send_bw started"
+		((SECONDS < end)) || fail "no traffic $((60 * SLOW)) s after ib_send_bw started"
 		kill -0 "$cpid" 2>/dev/null || { show_log "$TLOG/kill-$victim.cli"; fail "ib_send_bw client exited early"; }
 		sleep 0.2
 	done
@@ -188,7 +188,7 @@ need_progs cm_order
 # CPU whose softirq work is deferred to ksoftirqd lets a later request,
 # sent from the other CPU, reach TCP first: a capture on both ends of the
 # veth showed siw_a send requests 0, 1, 2, 3 and host b receive 0, 3, 1,
-# 2 (2 runs of 30 with tests/run --hog 2). RPS steers every frame either
+# 2 (tests/run --hog 3; such runs failed 2 of 30 with --hog 2). RPS steers every frame either
 # veth receives to CPU 0's queue, in the order they were sent, so what is
 # checked here is siw's order and iw_cm's, not the scheduler's.
 rps_cpus() { on "$1" tee "/sys/class/net/v-$1/queues/rx-0/rps_cpus" >/dev/null <<<"$2"; }
