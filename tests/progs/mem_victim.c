@@ -4,7 +4,8 @@
  * (tests/vm/tools/iwarp_mem_peer.py in tests/vm/262-hostile-peer-mem.sh).
  *
  *	mem_victim listen ADDR PORT [--ird N] [--qp-access FLAGS]
- *		[--ready FILE] [--dereg-after N --dereg-done FILE] [--wait S]
+ *		[--ready FILE] [--dereg-after N --dereg-done FILE]
+ *		[--flush-within MS --flush-done FILE] [--wait S]
  *	mem_victim qpc-arm DEVICE PEER_ADDR --ready FILE --quit FILE [--wait S]
  *	mem_victim reader ADDR PORT [--wait S]
  *
@@ -21,6 +22,13 @@
  *                    peer's octet (0xee), the PD2 MR is deregistered, the
  *                    buffer (still mapped) filled with pattern B (0x11),
  *                    and the file of --dereg-done created;
+ *   --flush-within MS  a receive WR is posted before the accept; on the
+ *                    first async error event (the peer's bad frame) the QP
+ *                    is moved to ERROR, as a consumer that drains it does,
+ *                    and one Send is posted: both WRs must complete with
+ *                    WR_FLUSH_ERR within MS ms ("flush: ..."; a "FAIL:"
+ *                    line and exit 1 if not); then the file of
+ *                    --flush-done is created;
  *   --wait S         how long the connection may last (default 20 s).
  * When the connection has ended it reports, one line each: the async
  * events ("async event NAME"), "disconnected", "qp state NAME" and for each
@@ -79,6 +87,8 @@ struct opts {
 	const char *ready;
 	size_t dereg_after;	/* 0: no deregistration */
 	const char *dereg_done;
+	int flush_ms;		/* 0: no flush check */
+	const char *flush_done;
 	const char *quit;
 	int wait_s;
 };
@@ -219,6 +229,65 @@ static bool wait_end(struct rdma_event_channel *ch, struct ibv_context *ctx,
 	return over;
 }
 
+/*
+ * --flush-within: wait for the async error event of the peer's bad frame,
+ * move the QP to ERROR, post a Send, and give the two WRs (the receive
+ * posted before the accept, wr_id 1, and the Send, wr_id 2) @o->flush_ms
+ * to complete as flushed. Returns whether they did.
+ */
+static bool flush_check(struct ibv_context *ctx, struct ibv_qp *qp,
+			struct ibv_cq *cq, const struct opts *o)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_send_wr swr = { .wr_id = 2, .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_async_event aev;
+	struct ibv_wc wc[4];
+	int64_t start, end;
+	int err, n, got = 0, flushed = 0;
+
+	for (;;) {
+		if (!next_async_event(ctx, o->wait_s * 1000, &aev))
+			fail("no async error event within %d s: the peer's bad frame was not refused",
+			     o->wait_s);
+		print_async(&aev);
+		if (aev.event_type == IBV_EVENT_QP_FATAL ||
+		    aev.event_type == IBV_EVENT_QP_REQ_ERR ||
+		    aev.event_type == IBV_EVENT_QP_ACCESS_ERR)
+			break;
+	}
+	start = mono_ms();
+	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	if (err)
+		fail_err(err, "ibv_modify_qp(QP %u, ERR)", qp->qp_num);
+	printf("qp moved to ERR\n");
+	err = ibv_post_send(qp, &swr, &bad);
+	if (err)
+		fail_err(err, "ibv_post_send in ERR");
+	end = start + o->flush_ms;
+	while (got < 2 && mono_ms() < end) {
+		n = ibv_poll_cq(cq, (int)ARRAY_SIZE(wc) - got, wc + got);
+		if (n < 0)
+			fail("ibv_poll_cq: %d", n);
+		if (!n)
+			sleep_ms(1);
+		got += n;
+	}
+	for (n = 0; n < got; n++) {
+		printf("completion wr_id %" PRIu64 ": %s\n",
+		       (uint64_t)wc[n].wr_id, ibv_wc_status_str(wc[n].status));
+		flushed += wc[n].status == IBV_WC_WR_FLUSH_ERR;
+	}
+	if (flushed == 2 && got == 2) {
+		printf("flush: the receive and the Send flushed %" PRId64 " ms after the move to ERR\n",
+		       mono_ms() - start);
+		return true;
+	}
+	printf("FAIL: %d of the 2 WRs completed as flushed within %d ms after the move to ERR\n",
+	       flushed, o->flush_ms);
+	return false;
+}
+
 static struct ibv_mr *reg(struct ibv_pd *pd, void *buf)
 {
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, MEM_LEN,
@@ -269,7 +338,7 @@ static int listen_one(const char *addr, const char *port,
 	struct ibv_qp_attr qattr;
 	struct ibv_qp_init_attr qinit;
 	uint8_t (*pat2)(size_t) = pattern_a;
-	bool over;
+	bool over, flushed = true;
 	int err;
 
 	ch = make_channel();
@@ -295,6 +364,12 @@ static int listen_one(const char *addr, const char *port,
 	fill(buf2, pattern_a);
 	mr1 = reg(pd1, buf1);
 	mr2 = reg(pd2, buf2);
+	if (o->flush_ms) {
+		struct ibv_sge sge = { .addr = (uintptr_t)buf2, .length = 16,
+				       .lkey = mr2->lkey };
+
+		post_recvs(id->qp, 1, 1, &sge);
+	}
 	printf("qp %u (pd2), pd2 buffer stag 0x%08x at 0x%" PRIxPTR
 	       ", pd1 buffer stag 0x%08x at 0x%" PRIxPTR ", %d octets each\n",
 	       id->qp->qp_num, mr2->rkey, (uintptr_t)buf2, mr1->rkey,
@@ -334,6 +409,11 @@ static int listen_one(const char *addr, const char *port,
 		touch(o->dereg_done);
 	}
 
+	if (o->flush_ms) {
+		flushed = flush_check(ctx, id->qp, qpa.send_cq, o);
+		touch(o->flush_done);
+	}
+
 	over = wait_end(ch, ctx, o->wait_s * 1000);
 	if (over)
 		printf("disconnected\n");
@@ -347,6 +427,8 @@ static int listen_one(const char *addr, const char *port,
 	report_buffer("pd1", buf1, pattern_c, "C");
 	if (!over)
 		fail("the connection did not end within %d s", o->wait_s);
+	if (!flushed)
+		fail("the WRs of a QP moved to ERROR did not flush");
 
 	rdma_destroy_qp(id);
 	if (mr2)
@@ -515,7 +597,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s listen ADDR PORT [--ird N] [--qp-access FLAGS] [--ready FILE]\n"
-		"          [--dereg-after N --dereg-done FILE] [--wait S]\n"
+		"          [--dereg-after N --dereg-done FILE]\n"
+		"          [--flush-within MS --flush-done FILE] [--wait S]\n"
 		"       %s qpc-arm DEVICE PEER_ADDR --ready FILE --quit FILE [--wait S]\n"
 		"       %s reader ADDR PORT [--wait S]\n",
 		prog, prog, prog);
@@ -546,6 +629,10 @@ int main(int argc, char **argv)
 			o.dereg_after = strtoul(val, NULL, 0);
 		else if (!strcmp(opt, "--dereg-done"))
 			o.dereg_done = val;
+		else if (!strcmp(opt, "--flush-within"))
+			o.flush_ms = atoi(val);
+		else if (!strcmp(opt, "--flush-done"))
+			o.flush_done = val;
 		else if (!strcmp(opt, "--quit"))
 			o.quit = val;
 		else if (!strcmp(opt, "--wait"))
@@ -554,7 +641,8 @@ int main(int argc, char **argv)
 			usage();
 	}
 	if (o.ird < 0 || o.ird > 255 || o.wait_s < 1 ||
-	    o.dereg_after > MEM_LEN || (o.dereg_after && !o.dereg_done))
+	    o.dereg_after > MEM_LEN || (o.dereg_after && !o.dereg_done) ||
+	    o.flush_ms < 0 || (o.flush_ms && !o.flush_done))
 		usage();
 	if (!strcmp(argv[1], "listen"))
 		return listen_one(argv[2], argv[3], &o);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# timeout: 300
-# cost: 129
+# timeout: 420
+# cost: 160
 #
 # A hostile iWARP peer against the memory a verbs process exposes. The
 # peer is tests/vm/tools/iwarp_mem_peer.py (python, stdlib sockets) in
@@ -29,6 +29,16 @@
 #                    deregisters the MR (ibv_dereg_mr returns) and
 #                    rewrites its buffer (pattern B); the rest of the Write
 #                    gets a Terminate DDP 1/1/0x00 and pattern B stays.
+#   term-stuck       a peer that reads nothing fills siw's socket with
+#                    Read Responses (IRD 8, the whole buffer 8 times),
+#                    then sends an RDMA Write into the PD1 buffer: its
+#                    Terminate waits behind the Read Response under way
+#                    for as long as the peer likes. The victim, on the
+#                    async event, moves its QP to ERROR (as ib_drain_qp()
+#                    does) and posts a Send: that Send and the receive it
+#                    posted before must flush within 10 s, and the
+#                    connection must be gone (reset) at once, the peer
+#                    still reading nothing.
 #   rtr-read-responder  the other way round: mem_victim reader in B
 #                    connects (mpa_p2p=1) to the peer in A, which takes
 #                    peer-to-peer mode with the Read RTR and answers the
@@ -178,6 +188,11 @@ run_case write-dereg "--dereg-after 8192 --dereg-done $SYNC/write-dereg/dereg-do
 victim_says write-dereg '^pd2 MR deregistered' "the victim did not deregister its MR"
 intact write-dereg pd2
 refused write-dereg "1/1/0x00"
+
+run_case term-stuck "--ird 8 --flush-within $((10000 * SLOW)) --flush-done $SYNC/term-stuck/flushed" \
+	--flush-done "$SYNC/term-stuck/flushed" --answer-within $((5 * SLOW))
+victim_says term-stuck '^flush: ' "the WRs of the QP moved to ERROR did not flush"
+refused term-stuck "RDMA Write to STag 0x[0-9a-f]+ refused"
 
 step "rtr-read-responder (at ${SECONDS}s)"
 p2p=$(</sys/module/siw/parameters/mpa_p2p)

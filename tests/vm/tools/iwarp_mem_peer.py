@@ -34,6 +34,17 @@ waits for FILE (the victim's --ready) before its first FPDU.
                    header and 8 KiB, then (--dereg-done FILE appears: the
                    victim deregistered the MR) the rest: Terminate DDP
                    1/1/0x00 (invalid STag)
+  term-stuck       Terminate stuck behind a full socket: with a 4 KiB
+                   receive buffer and ORD 8, the peer asks for the whole
+                   PD2 buffer 8 times (the victim accepted with IRD 8) and
+                   reads nothing, until what it holds stops growing: siw's
+                   socket is full, a Read Response half sent. Then an RDMA
+                   Write into the PD1 buffer, which siw must refuse: its
+                   Terminate waits behind the Read Response. The victim
+                   (--flush-within) moves its QP to ERROR; once it says so
+                   (--flush-done FILE) the connection must be gone (reset)
+                   within --answer-within seconds, before the peer reads
+                   anything more
   qpc-short        at siw's QP-connect port (qp_port): an MPA request with
                    3 octets of private data: rejected, the reply's private
                    data exactly "SIWQ", version 1, status 5 (malformed),
@@ -59,11 +70,13 @@ sees ("local IP:PORT" first), then PASS (exit 0) or FAIL: why (exit 1).
 """
 
 import argparse
+import fcntl
 import os
 import select
 import socket
 import struct
 import sys
+import termios
 import time
 
 sys.dont_write_bytecode = True
@@ -86,6 +99,9 @@ PEER_OCTET = 0xEE
 SINK_STAG, SINK_TO = 0x00C0FFEE, 0x10000
 READ_OFF, READ_LEN = 4096, 4096
 WRITE_LEN, WRITE_FIRST = 16384, 8192
+
+STUCK_READS, STUCK_RCVBUF = 8, 4096
+TCP_ESTABLISHED = 1
 
 QPC_MAGIC = b"SIWQ"
 QPC_BAD_REQUEST = 5
@@ -286,9 +302,69 @@ def rtr_read_responder(args):
     say("closed by the consumer")
 
 
+def mpa_request_ord(ord_):
+    """MPA rev 2 asking for IRD and ORD @ord_, no peer-to-peer mode."""
+    pd = struct.pack(">HH", ord_, ord_)
+    return wp.KEY_REQ + struct.pack(">BBH", wp.F_ENHANCED, 2, len(pd)) + pd
+
+
+def inq(s):
+    return struct.unpack("i", fcntl.ioctl(s, termios.FIONREAD,
+                                          b"\0" * 4))[0]
+
+
+def tcp_state(s):
+    return s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+
+
+def term_stuck(s, crc_on, ird, v, args):
+    if ird & 0x3FFF < STUCK_READS:
+        raise Fail("the victim's MPA reply says IRD %d, the case needs %d"
+                   % (ird & 0x3FFF, STUCK_READS))
+    for i in range(STUCK_READS):
+        send(s, wp.fpdu(read_request(v.stag_pd2, v.addr_pd2, v.len,
+                                     msn=i + 1,
+                                     sink=(SINK_STAG, SINK_TO + i * v.len)),
+                        crc_on),
+             "Read Request %d of the whole PD2 buffer (%d octets)" %
+             (i + 1, v.len))
+    # siw's socket is full once what we hold stops growing.
+    end = time.monotonic() + args.wait
+    last, since = -1, time.monotonic()
+    while True:
+        n = inq(s)
+        if n != last:
+            last, since = n, time.monotonic()
+        elif n and time.monotonic() - since >= 1.0:
+            break
+        if time.monotonic() > end:
+            raise Fail("no Read Response data came within %.0f s" %
+                       args.wait)
+        time.sleep(0.05)
+    say("holding %d octets unread: siw's socket is full" % last)
+    send(s, wp.fpdu(wp.tagged_hdr(wp.OP_WRITE, v.stag_pd1, v.addr_pd1) +
+                    bytes([PEER_OCTET]) * 64, crc_on),
+         "RDMA Write of 64 octets into the PD1 buffer (not the QP's PD)")
+    wait_file(args.flush_done, args.wait,
+              "the victim's word that it moved its QP to ERROR")
+    end = time.monotonic() + args.answer_within
+    while tcp_state(s) == TCP_ESTABLISHED:
+        if time.monotonic() > end:
+            raise Fail("the connection is still up %.0f s after the victim "
+                       "moved its QP to ERROR (a Terminate stuck behind a "
+                       "full socket keeps it)" % args.answer_within)
+        time.sleep(0.05)
+    say("connection ended (TCP state %d) after the victim's move to ERROR"
+        % tcp_state(s))
+
+
 def rdma_cm_case(s, args):
-    s.sendall(mpa_request_p2p_read_rtr() if args.case == "rtr-read-ird0"
-              else wp.mpa_request(2))
+    if args.case == "rtr-read-ird0":
+        s.sendall(mpa_request_p2p_read_rtr())
+    elif args.case == "term-stuck":
+        s.sendall(mpa_request_ord(STUCK_READS))
+    else:
+        s.sendall(wp.mpa_request(2))
     deadline = time.monotonic() + args.wait
     flags, rev, pd = wp.read_reply(s, deadline)
     if flags & wp.F_REJECT:
@@ -340,6 +416,9 @@ def rdma_cm_case(s, args):
         return
     if case == "rtr-read-ird0":
         rtr_read_ird0(s, crc_on, ird, ord_, v, within)
+        return
+    if case == "term-stuck":
+        term_stuck(s, crc_on, ird, v, args)
         return
     if case == "write-no-access":
         w = wp.fpdu(wp.tagged_hdr(wp.OP_WRITE, v.stag_pd2, v.addr_pd2) +
@@ -400,6 +479,8 @@ def run(args):
         return
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if args.case == "term-stuck":
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, STUCK_RCVBUF)
     s.settimeout(args.wait)
     s.connect((args.server, args.port))
     local = s.getsockname()
@@ -411,7 +492,8 @@ def run(args):
 
 
 CASES = ("read-ok", "read-other-pd", "read-no-access", "write-no-access",
-         "read-ird0", "rtr-read-ird0", "write-dereg", "qpc-short",
+         "read-ird0", "rtr-read-ird0", "write-dereg", "term-stuck",
+         "qpc-short",
          "qpc-magic", "rtr-read-responder")
 
 
@@ -422,6 +504,7 @@ def main():
     ap.add_argument("--case", required=True, choices=CASES)
     ap.add_argument("--go", help="wait for this file before the first FPDU")
     ap.add_argument("--dereg-done", help="write-dereg: the victim's file")
+    ap.add_argument("--flush-done", help="term-stuck: the victim's file")
     ap.add_argument("--answer-within", type=float, default=3.0,
                     help="seconds an answer to an FPDU may take")
     ap.add_argument("--wait", type=float, default=15.0,
@@ -429,6 +512,8 @@ def main():
     args = ap.parse_args()
     if args.case == "write-dereg" and not args.dereg_done:
         ap.error("write-dereg needs --dereg-done")
+    if args.case == "term-stuck" and not args.flush_done:
+        ap.error("term-stuck needs --flush-done")
     try:
         run(args)
     except (Fail, OSError) as e:

@@ -534,6 +534,13 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 		WRITE_ONCE(cep->data_qp, NULL);
 		write_unlock_bh(&sk->sk_callback_lock);
 		siw_engine_detach(qp);
+		/*
+		 * A move to ERROR that found the engine attached left the
+		 * flush to the close, which an endpoint not yet connected
+		 * does not do: WRs posted meanwhile (a drain's marker) wait.
+		 */
+		if (siw_qp_can(qp, SIW_QP_FLUSHES))
+			siw_qp_flush(qp);
 		return err;
 	}
 	siw_cep_set_state(cep, SIW_CEP_CONNECTED);

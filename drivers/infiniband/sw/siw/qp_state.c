@@ -139,13 +139,36 @@ void siw_qp_async_event(struct siw_qp *qp, enum ib_event_type type)
 }
 
 /*
- * The QP left RTS or SQD: the connection manager closes the connection,
- * gracefully when @graceful, else by abort.
+ * The QP left RTS or SQD, or went to ERROR or RESET with an endpoint: the
+ * connection manager closes the connection, gracefully when @graceful,
+ * else by abort.
  */
 static void siw_qp_drop_connection(struct siw_qp *qp, bool graceful)
 {
 	siw_qp_dbg(qp, "connection %s\n", graceful ? "closing" : "aborted");
 	siw_cm_close(qp, graceful);
+}
+
+/*
+ * Does the move from @old to @next end the QP's connection? Leaving RTS
+ * or SQD does (the state table). So does any move to ERROR or RESET while
+ * the QP has an endpoint: in TERMINATE, whose Terminate may wait behind a
+ * full socket for as long as the peer reads nothing, and in RTR when
+ * connected without rdma_cm, the connection is up, and the engine keeps
+ * its WRs, and the rings their flush, until the close detaches it
+ * (siw_qp_flush()). An endpoint still being set up is ended too: in
+ * ERROR its QP could not take it, and a dial without rdma_cm would
+ * otherwise attach the engine to a QP its consumer reset.
+ */
+static bool siw_qp_move_drops(struct siw_qp *qp, enum ib_qp_state old,
+			      enum ib_qp_state next)
+{
+	if (next == old)
+		return false;
+	if (siw_qp_state_can(old, SIW_QP_HOLDS_CONNECTION))
+		return true;
+	return (next == IB_QPS_ERR || next == IB_QPS_RESET) &&
+	       READ_ONCE(qp->cep);
 }
 
 /* The one writer of a QP's state after creation. */
@@ -170,7 +193,7 @@ static bool siw_qp_to_error(struct siw_qp *qp)
 
 	if (old == IB_QPS_ERR)
 		return false;
-	if (siw_qp_state_can(old, SIW_QP_HOLDS_CONNECTION))
+	if (siw_qp_move_drops(qp, old, IB_QPS_ERR))
 		siw_qp_drop_connection(qp, false);
 	return true;
 }
@@ -421,7 +444,7 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	if (mask & SIW_QP_ATTRS_IB_ONLY)
 		siw_qp_dbg(qp, "modify: ignored IB attributes 0x%x\n",
 			   mask & SIW_QP_ATTRS_IB_ONLY);
-	if (siw_qp_state_can(cur, SIW_QP_HOLDS_CONNECTION) && next != cur)
+	if (siw_qp_move_drops(qp, cur, next))
 		siw_qp_drop_connection(qp, next == IB_QPS_SQD);
 	/* Connecting without rdma_cm starts once the QP is in RTR. */
 	if (next == IB_QPS_RTR && cur != IB_QPS_RTR)

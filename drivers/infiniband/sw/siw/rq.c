@@ -94,7 +94,8 @@ int siw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 
 	if (err)
 		*bad_wr = wr;
+	/* Not while the engine holds an older WR (siw_qp_flush()). */
 	if (siw_qp_can(qp, SIW_QP_FLUSHES))
-		siw_rq_flush(qp);
+		siw_qp_flush(qp);
 	return err;
 }
