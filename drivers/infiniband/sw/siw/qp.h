@@ -153,6 +153,13 @@ static inline void siw_qp_caps(const struct siw_qp *qp, struct ib_qp_cap *cap)
 	siw_err(__qp->sdev, "QP %u: " fmt, siw_qp_num(__qp),		\
 		##__VA_ARGS__);						\
 } while (0)
+/* For what a peer or a process can make happen many times a second. */
+#define siw_qp_err_rl(qp, fmt, ...) do {				\
+	const struct siw_qp *__qp = (qp);				\
+									\
+	siw_err_rl(__qp->sdev, "QP %u: " fmt, siw_qp_num(__qp),	\
+		   ##__VA_ARGS__);					\
+} while (0)
 #define siw_qp_dbg(qp, fmt, ...) do {					\
 	const struct siw_qp *__qp = (qp);				\
 									\

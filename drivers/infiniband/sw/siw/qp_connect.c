@@ -136,8 +136,8 @@ static int siw_qpc_listen(struct net *net)
 	}
 	mutex_unlock(&siw_qpc_listen_mutex);
 	if (err)
-		pr_err("cannot listen for QP connections on port %u: %d\n",
-		       qp_port, err);
+		pr_err_ratelimited("cannot listen for QP connections on port %u: %d\n",
+				   qp_port, err);
 	return err;
 }
 
@@ -195,6 +195,14 @@ static void siw_addr_set_port(struct sockaddr_storage *a, u16 port)
 	((struct sockaddr_in *)a)->sin_port = htons(port);
 }
 
+/*
+ * The peer's answer to our request said no for good (its QP expects
+ * another peer, has one, or found the request malformed), or it is not
+ * siw's. Not -ECONNREFUSED: that is TCP's word for a port nobody listens
+ * on yet, which is worth another try.
+ */
+#define SIW_QPC_E_REFUSED	(-EREMOTEIO)
+
 static bool siw_qpc_retryable(int status)
 {
 	return status == -EAGAIN || status == -ECONNREFUSED ||
@@ -223,13 +231,18 @@ static u32 siw_qpc_peer(struct siw_qp *qp, struct sockaddr_storage *peer)
 	return qpn;
 }
 
-static void siw_qpc_give_up(struct siw_qp *qp, const char *why)
+/* @err: the error that ended the last attempt, 0 if none says more. */
+static void siw_qpc_give_up(struct siw_qp *qp, const char *why, int err)
 {
 	struct sockaddr_storage peer;
 	u32 peer_qpn = siw_qpc_peer(qp, &peer);
 
-	siw_qp_err(qp, "no connection to %pISpc QP %u: %s\n", &peer, peer_qpn,
-		   why);
+	if (err)
+		siw_qp_err(qp, "no connection to %pISpc QP %u: %s (error %d)\n",
+			   &peer, peer_qpn, why, err);
+	else
+		siw_qp_err(qp, "no connection to %pISpc QP %u: %s\n", &peer,
+			   peer_qpn, why);
 	siw_qp_fail(qp, IB_EVENT_QP_FATAL);
 }
 
@@ -285,7 +298,7 @@ static void siw_qpc_work(struct work_struct *work)
 
 	if (step == SIW_QPC_TOO_LATE) {
 		siw_qpc_give_up(qp, active ? "the peer did not accept in time" :
-				"the peer did not connect in time");
+				"the peer did not connect in time", 0);
 	} else if (step == SIW_QPC_ATTEMPT) {
 		err = siw_qpc_dial(qp, &local, &peer, &pd);
 		if (err)
@@ -416,7 +429,10 @@ static void siw_qpc_done(struct siw_qp *qp, int status)
 		/* RTS may have come first: what waited goes now. */
 		siw_qp_sq_kick(qp);
 	} else if (pending && !retry) {
-		siw_qpc_give_up(qp, "the peer refused it");
+		if (status == SIW_QPC_E_REFUSED)
+			siw_qpc_give_up(qp, "the peer refused it", 0);
+		else
+			siw_qpc_give_up(qp, "the attempt failed here", status);
 	}
 }
 
@@ -426,7 +442,10 @@ bool siw_qpc_armed(struct siw_qp *qp)
 	return READ_ONCE(qp->qpc.armed);
 }
 
-/* The reply's verdict on our request: 0, -EAGAIN (retry) or refused. */
+/*
+ * The reply's verdict on our request: 0, -EAGAIN (retry) or
+ * SIW_QPC_E_REFUSED. A peer can refuse as often as we ask: rate limited.
+ */
 static int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len)
 {
 	struct sockaddr_storage peer;
@@ -441,14 +460,15 @@ static int siw_qpc_reply_status(struct siw_qp *qp, const void *buf, u16 len)
 		return -EAGAIN;
 	peer_qpn = siw_qpc_peer(qp, &peer);
 	if (!ours)
-		siw_qp_err(qp, "peer %pISpc does not connect QPs without rdma_cm (not a siw peer?)\n",
-			   &peer);
+		siw_qp_err_rl(qp,
+			      "peer %pISpc does not connect QPs without rdma_cm (not a siw peer?)\n",
+			      &peer);
 	else
-		siw_qp_err(qp, "peer %pISpc refused the connection to QP %u: %s\n",
-			   &peer, peer_qpn,
-			   pd.status < ARRAY_SIZE(siw_qpc_status_str) ?
-			   siw_qpc_status_str[pd.status] : "unknown reason");
-	return -ECONNREFUSED;
+		siw_qp_err_rl(qp, "peer %pISpc refused the connection to QP %u: %s\n",
+			      &peer, peer_qpn,
+			      pd.status < ARRAY_SIZE(siw_qpc_status_str) ?
+			      siw_qpc_status_str[pd.status] : "unknown reason");
+	return SIW_QPC_E_REFUSED;
 }
 
 /* ------------------------------------------------------------------------
