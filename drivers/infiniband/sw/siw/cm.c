@@ -581,7 +581,7 @@ static void siw_cep_tcp_up(struct siw_cep *cep)
 	cep->have = 0;
 	err = siw_cep_send(cep, cep->frame, len);
 	if (err) {
-		siw_cep_log(err, cep, "cannot send the MPA request: %d\n", err);
+		siw_cep_log(err_rl, cep, "cannot send the MPA request: %d\n", err);
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
 	}
@@ -613,7 +613,7 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 		return;
 	if (rv < 0) {
 		if (rv == -EPROTO)
-			siw_cep_log(err, cep, "bad MPA reply: %s\n",
+			siw_cep_log(err_rl, cep, "bad MPA reply: %s\n",
 				    siw_mpa_reason_str(cep->reason));
 		else
 			siw_cep_log(info_rl, cep, "peer closed before its MPA reply%s%s\n",
@@ -628,7 +628,7 @@ static void siw_cep_reply_in(struct siw_cep *cep)
 		return;
 	}
 	if (cep->res.reason) {
-		siw_cep_log(err, cep, "MPA reply not acceptable: %s\n",
+		siw_cep_log(err_rl, cep, "MPA reply not acceptable: %s\n",
 			    siw_mpa_reason_str(cep->res.reason));
 		siw_cep_connect_failed(cep, -ECONNRESET);
 		return;
@@ -795,7 +795,7 @@ static void siw_cep_request_in(struct siw_cep *cep)
 	/* Until it is answered, it keeps its room in the listener. */
 	if (rv < 0) {
 		if (rv == -EPROTO) {
-			siw_cep_log(err, cep, "bad MPA request: %s\n",
+			siw_cep_log(err_rl, cep, "bad MPA request: %s\n",
 				    siw_mpa_reason_str(cep->reason));
 			if (siw_mpa_reason_reply(cep->reason)) {
 				cep->res.reason = cep->reason;
@@ -808,7 +808,7 @@ static void siw_cep_request_in(struct siw_cep *cep)
 	siw_cm_policy(&cep->pol, SIW_MAX_IRD, SIW_MAX_ORD, true);
 	siw_mpa_negotiate_req(&cep->pol, &cep->peer, &cep->res);
 	if (cep->res.reason) {
-		siw_cep_log(err, cep, "MPA request not acceptable: %s\n",
+		siw_cep_log(err_rl, cep, "MPA request not acceptable: %s\n",
 			    siw_mpa_reason_str(cep->res.reason));
 		if (siw_mpa_reason_reply(cep->res.reason))
 			siw_cep_refuse(cep, NULL, 0);
@@ -842,12 +842,12 @@ static void siw_cep_on_timeout(struct siw_cep *cep)
 		siw_cep_connect_failed(cep, -ETIMEDOUT);
 		break;
 	case SIW_CEP_AWAIT_REQUEST:
-		siw_cep_log(warn, cep, "no MPA request within %u ms, closed\n",
+		siw_cep_log(warn_rl, cep, "no MPA request within %u ms, closed\n",
 			    siw_cm_mpa_timeout_ms());
 		siw_cep_close(cep, false, 0);
 		break;
 	case SIW_CEP_REQUESTED:
-		siw_cep_log(warn, cep,
+		siw_cep_log(warn_rl, cep,
 			    "connection request neither accepted nor rejected within %u ms, dropped\n",
 			    siw_cm_accept_timeout_ms());
 		siw_cep_close(cep, false, 0);
@@ -885,7 +885,7 @@ static void siw_cep_on_hup(struct siw_cep *cep)
 		 * connection (no Terminate first) is worth a line.
 		 */
 		if (err && cep->state == SIW_CEP_CONNECTED)
-			siw_cep_log(info, cep, "QP %u lost its connection: %s (%d)\n",
+			siw_cep_log(info_rl, cep, "QP %u lost its connection: %s (%d)\n",
 				    siw_qp_num(cep->qp),
 				    err == -ECONNRESET ? "reset by the peer" :
 				    "TCP error", err);

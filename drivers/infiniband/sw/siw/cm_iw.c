@@ -75,7 +75,7 @@ static void siw_iw_connect_failed(struct siw_cep *cep, int status)
 
 static int siw_iw_rejected(struct siw_cep *cep)
 {
-	siw_cep_log(info, cep, "peer rejected the connection\n");
+	siw_cep_log(info_rl, cep, "peer rejected the connection\n");
 	return -ECONNREFUSED;
 }
 

@@ -167,12 +167,15 @@ static inline void siw_qp_caps(const struct siw_qp *qp, struct ib_qp_cap *cap)
 		##__VA_ARGS__);						\
 } while (0)
 
-/* Connection log lines also name the peer. */
+/*
+ * Connection log lines also name the peer. A peer can make them happen
+ * once per connection, as often as it connects: rate limited.
+ */
 #define siw_conn_err(qp, fmt, ...) do {					\
 	const struct siw_qp *__cqp = (qp);				\
 									\
-	siw_qp_err(__cqp, "peer %pISpc: " fmt, &__cqp->peer_addr,	\
-		   ##__VA_ARGS__);					\
+	siw_qp_err_rl(__cqp, "peer %pISpc: " fmt, &__cqp->peer_addr,	\
+		      ##__VA_ARGS__);					\
 } while (0)
 
 /*
