@@ -186,8 +186,10 @@ static int siw_rx_begin_rresp(struct siw_qp *qp, const struct siw_iwarp_hdr *h)
 	if (!h->payload_len)
 		return 0;
 	sink = &sqe.sge[0];
+	/* Exact for any TO: for STag 0 this is the only bound. */
 	if (!sqe.num_sge || h->stag != sink->lkey || h->to < sink->laddr ||
-	    h->to - sink->laddr + h->payload_len > sink->length)
+	    h->payload_len > sink->length ||
+	    h->to - sink->laddr > sink->length - h->payload_len)
 		return siw_rx_refuse(qp, SIW_TERM(DDP, DDP_TAGGED,
 						  DDP_T_BASE_BOUNDS),
 				     "RDMA Read Response outside the Read's buffer");
@@ -576,7 +578,12 @@ static void siw_rx_end(struct siw_qp *qp)
 		rr.size = h->u.rreq.size;
 		rr.src_stag = h->u.rreq.src_stag;
 		rr.src_to = h->u.rreq.src_to;
-		siw_tx_push_rresp(qp, &rr, rtr);
+		/*
+		 * Room was checked at the header, and only TX takes from the
+		 * ring since: a Read that found none would never be answered.
+		 */
+		if (WARN_ON_ONCE(!siw_tx_push_rresp(qp, &rr, rtr)))
+			siw_qp_fail(qp, IB_EVENT_QP_FATAL);
 		break;
 	case SIW_RDMAP_TERMINATE:
 		siw_rx_peer_terminated(qp, h);
