@@ -561,9 +561,17 @@ struct siw_listener *siw_cm_listen_port(struct net *net, u16 port,
 		memset(&a, 0, sizeof(a));
 		((struct sockaddr_in6 *)&a)->sin6_family = AF_INET6;
 		((struct sockaddr_in6 *)&a)->sin6_port = htons(port);
-		/* An IPv4-only namespace listens on IPv4 only. */
-		if (siw_listener_add(l, net, &a, SOMAXCONN, false))
-			pr_debug("no IPv6 listener for QP connections\n");
+		err = siw_listener_add(l, net, &a, SOMAXCONN, false);
+		/*
+		 * An IPv4-only namespace listens on IPv4 only. Any other
+		 * failure (a socket of someone else's on the IPv6 port)
+		 * fails the listen: connections to IPv6 addresses would go
+		 * to that socket.
+		 */
+		if (err == -EAFNOSUPPORT || err == -EADDRNOTAVAIL) {
+			pr_debug("no IPv6 listener on port %u: %d\n", port, err);
+			err = 0;
+		}
 	}
 	if (err) {
 		siw_listener_destroy(l);
