@@ -558,7 +558,7 @@ int siw_cep_go_live(struct siw_cep *cep, u8 rtr_send, bool rtr_wait)
 	 * consumer's answer; AWAIT_REPLY read the reply first). It ends the
 	 * connection that is up now, after the consumer has heard of it.
 	 */
-	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) || READ_ONCE(sk->sk_err))
+	if (siw_sk_peer_gone(sk))
 		siw_cep_event(cep, SIW_CEP_EV_HUP);
 	return 0;
 }

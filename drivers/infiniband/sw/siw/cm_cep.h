@@ -14,6 +14,7 @@
 #include <linux/socket.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <net/sock.h>
 #include <rdma/iw_cm.h>
 
 #include "cm.h"
@@ -111,6 +112,18 @@ static inline int siw_addr_len(const struct sockaddr_storage *a)
 {
 	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 					  sizeof(struct sockaddr_in);
+}
+
+/*
+ * Has the peer closed its side (FIN), or has the connection failed (a
+ * reset)? TCP reports either once, through the state change upcall; an
+ * endpoint that could not act on it then (its connection not up yet)
+ * looks again here.
+ */
+static inline bool siw_sk_peer_gone(const struct sock *sk)
+{
+	return (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(sk->sk_err);
 }
 
 extern struct workqueue_struct *siw_cm_wq;

@@ -200,7 +200,7 @@ static bool siw_lsock_child_has_news(struct sock *sk)
 	 */
 	lock_sock(sk);
 	news = !skb_queue_empty(&sk->sk_receive_queue) ||
-	       (sk->sk_shutdown & RCV_SHUTDOWN) || sk->sk_err;
+	       siw_sk_peer_gone(sk);
 	release_sock(sk);
 	return news;
 }
