@@ -324,6 +324,20 @@ int post_sends(struct ibv_qp *qp, uint64_t first_id, int n,
 	return ibv_post_send(qp, wr, &bad);
 }
 
+int test_slow(void)
+{
+	static int slow;
+	const char *s;
+
+	if (!slow) {
+		s = getenv("SIW_TEST_SLOW");
+		slow = s ? atoi(s) : 1;
+		if (slow < 1 || slow > 50)
+			slow = 1;
+	}
+	return slow;
+}
+
 int64_t mono_ms(void)
 {
 	struct timespec ts;

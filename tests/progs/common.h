@@ -21,8 +21,15 @@
 #define EXIT_FAIL	1
 #define EXIT_SKIP	77
 
+/*
+ * The guest's slowness factor: SIW_TEST_SLOW (tests/run --debug, the debug
+ * kernel) stretches every wait for what must come, as tests/vm/lib.sh's
+ * bounds are; 1 when unset.
+ */
+int test_slow(void);
+
 /* How long to wait for completions or events that must come. */
-#define WAIT_MS		10000
+#define WAIT_MS		(10000 * test_slow())
 /* How long to keep looking for completions or events that must not come. */
 #define QUIET_MS	300
 

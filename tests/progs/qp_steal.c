@@ -66,7 +66,7 @@ static int victim(const char *dev, int n, const char *done)
 				.max_sge = 1 };
 	struct ibv_qp *qp[MAX_VICTIMS];
 	struct ibv_async_event ev;
-	int64_t end = mono_ms() + VICTIM_WAIT_S * 1000;
+	int64_t end = mono_ms() + VICTIM_WAIT_S * 1000 * test_slow();
 	int i, bad = 0;
 
 	if (n < 1 || n > MAX_VICTIMS)
@@ -80,7 +80,7 @@ static int victim(const char *dev, int n, const char *done)
 	while (access(done, F_OK)) {
 		if (mono_ms() > end)
 			fail("%s did not appear within %d s", done,
-			     VICTIM_WAIT_S);
+			     VICTIM_WAIT_S * test_slow());
 		sleep_ms(50);
 	}
 	while (next_async_event(ctx, 100, &ev)) {

@@ -61,8 +61,9 @@ need_progs pd_cross stag_index create_qp_fault sqe_flip qp_steal
 NOBODY=(bash -c 'ulimit -l 65536 && exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"' nobody)
 
 # bounded SECS LOG CMD...: CMD under timeout(1), output to LOG and shown.
+# SECS stretch with the guest's slowness (the debug kernel).
 bounded() {
-	local secs=$1 log=$2 rc=0
+	local secs=$(($1 * SLOW)) log=$2 rc=0
 	shift 2
 	timeout -k 5 "$secs" "$@" >"$log" 2>&1 || rc=$?
 	sed 's/^/   | /' "$log"
@@ -99,7 +100,7 @@ listening() { [[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]; }
 
 # listener PORT SECS LOG: qp_steal's accepting listener (root) on $ADDR.
 listener() {
-	timeout -k 5 $(($2 + 10)) "$progs/qp_steal" listen "$ADDR" "$1" "$2" \
+	timeout -k 5 $(($2 * SLOW + 10)) "$progs/qp_steal" listen "$ADDR" "$1" $(($2 * SLOW)) \
 		>"$3" 2>&1 &
 	LISTENER=$!
 	wait_for 20 listening "$1"
