@@ -187,6 +187,26 @@ siw_load() {
 	rdma_core_load
 	modprobe siw
 	grep -q '^siw ' /proc/modules || fail "siw did not load"
+	siw_options_check
+}
+
+# tests/run --siw-options: each parameter reads back as asked (a boolean
+# reads Y or N).
+siw_options_check() {
+	local o name want got
+	for o in ${SIW_TEST_SIW_OPTIONS:-}; do
+		name=${o%%=*} want=${o#*=}
+		got=$(cat "/sys/module/siw/parameters/$name" 2>/dev/null) ||
+			fail "siw has no parameter $name (--siw-options)"
+		if [[ $got == [YN] ]]; then
+			case $want in
+			1 | [yY]*) want=Y ;;
+			0 | [nN]*) want=N ;;
+			esac
+		fi
+		[[ $got == "$want" ]] ||
+			fail "siw loaded with $name=$got, not $want (--siw-options)"
+	done
 }
 
 # klog: the kernel log of this test. Tests that share a guest
