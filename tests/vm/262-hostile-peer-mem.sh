@@ -90,14 +90,15 @@ run_case() {
 	mkdir -p "$dir"
 	# shellcheck disable=SC2086 # vopts are words
 	srv_start b 90 "$vlog" "$VICTIM" listen "$IP_B" "$TPORT" \
-		--ready "$dir/ready" --wait 60 $vopts
+		--ready "$dir/ready" --wait $((60 * SLOW)) $vopts
 	wait_listen b "$TPORT" "$SRV_PID" || {
 		show_log "$vlog"
 		fail "$c: mem_victim does not listen on port $TPORT"
 	}
 	PEER_RC=0
 	run_client a 60 "$plog" "$PY" "$PEER" --server "$IP_B" --port "$TPORT" \
-		--case "$c" --go "$dir/ready" --wait 30 "$@" || PEER_RC=$?
+		--case "$c" --go "$dir/ready" --wait $((30 * SLOW)) \
+		--answer-within $((3 * SLOW)) "$@" || PEER_RC=$?
 	grep -q '^local ' "$plog" || {
 		echo "== sockets in b when the peer failed to connect"
 		on b ss -tan
@@ -154,7 +155,7 @@ intact() {
 }
 
 siw_pair siw siw
-siw_param mpa_timeout_ms 10000
+siw_param mpa_timeout_ms $((10000 * SLOW))
 siw_param mpa_crc 1
 
 run_case read-ok ""
@@ -199,10 +200,10 @@ p2p=$(</sys/module/siw/parameters/mpa_p2p)
 siw_param mpa_p2p Y
 next_port
 srv_start a 60 "$TLOG/peer-rtr-read-responder.log" "$PY" "$PEER" --server "$IP_A" \
-	--port "$TPORT" --case rtr-read-responder --wait 30
+	--port "$TPORT" --case rtr-read-responder --wait $((30 * SLOW))
 wait_listen a "$TPORT" "$SRV_PID" || fail "rtr-read-responder: the peer does not listen"
 rc=0
-run_client b 40 "$TLOG/reader.log" "$VICTIM" reader "$IP_A" "$TPORT" --wait 20 || rc=$?
+run_client b 40 "$TLOG/reader.log" "$VICTIM" reader "$IP_A" "$TPORT" --wait $((20 * SLOW)) || rc=$?
 prc=0
 srv_wait "$SRV_PID" || prc=$?
 SRV_PIDS=()
@@ -216,13 +217,13 @@ siw_param mpa_p2p "$p2p"
 wait_settled rtr-read-responder siw_b
 
 step "QP-connect port: malformed requests (at ${SECONDS}s)"
-siw_param qp_connect_timeout_ms 60000
+siw_param qp_connect_timeout_ms $((60000 * SLOW))
 QP_PORT=$(</sys/module/siw/parameters/qp_port)
 dir=$SYNC/qpc
 mkdir -p "$dir"
 rm -f "$dir"/*
 srv_start b 60 "$TLOG/victim-qpc.log" "$VICTIM" qpc-arm "$DEV_B" "$IP_A" \
-	--ready "$dir/ready" --quit "$dir/quit" --wait 50
+	--ready "$dir/ready" --quit "$dir/quit" --wait $((50 * SLOW))
 QPC_PID=$SRV_PID
 wait_for 20 test -e "$dir/ready"
 for c in qpc-short qpc-magic; do

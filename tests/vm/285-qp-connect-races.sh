@@ -45,7 +45,7 @@ PEER=$SIW_SRC/tests/vm/qpc-peer.py
 # Seconds allowed beyond qp_connect_timeout_ms: TCG guests are slow and
 # noisy (a loaded host has stretched a 1 s step to 5 s), and the survivor
 # polls its CQ from python. A hang still shows: it never ends.
-MARGIN=${SIW_TEST_QPC_MARGIN:-15}
+MARGIN=${SIW_TEST_QPC_MARGIN:-$((15 * SLOW))}
 SHORT_MS=3000
 
 # Both ibv_rc_pingpong QPs in RTS and connected (the engine attached:
@@ -148,7 +148,7 @@ step "QP pairs destroyed while they connect, 300 rounds (tests/progs/qpc_destroy
 # What rdma-core's pyverbs tests do when they skip a test after making
 # their QPs: a destroy_qp that never returns leaves the program in D state
 # (a hung-task report fails the run).
-on a timeout 200 "${SIW_BUILD:-$SIW_SRC/build}/progs/qpc_destroy" "$(host_dev a)" 1 300 ||
+on a timeout $((200 * SLOW)) "${SIW_BUILD:-$SIW_SRC/build}/progs/qpc_destroy" "$(host_dev a)" 1 300 ||
 	fail "qpc_destroy"
 expect_no_qps "the destroy rounds"
 

@@ -103,6 +103,9 @@ WRITE_LEN, WRITE_FIRST = 16384, 8192
 STUCK_READS, STUCK_RCVBUF = 8, 4096
 TCP_ESTABLISHED = 1
 
+# The guest's slowness (tests/run --debug): fixed waits stretch with it.
+SLOW = max(1, int(os.environ.get("SIW_TEST_SLOW") or 1))
+
 QPC_MAGIC = b"SIWQ"
 QPC_BAD_REQUEST = 5
 
@@ -211,7 +214,7 @@ def expect_terminate(s, crc_on, want, sent, secs, what):
         raise Fail("the %s was answered: a Read Response with %d octets "
                    "instead of a Terminate" % (what, len(got)))
     wp.check_terminate(got, want, sent)
-    wp.expect_close(s, time.monotonic() + 10)
+    wp.expect_close(s, time.monotonic() + 10 * SLOW)
 
 
 def send(s, data, what):
@@ -335,7 +338,7 @@ def term_stuck(s, crc_on, ird, v, args):
         n = inq(s)
         if n != last:
             last, since = n, time.monotonic()
-        elif n and time.monotonic() - since >= 1.0:
+        elif n and time.monotonic() - since >= 1.0 * SLOW:
             break
         if time.monotonic() > end:
             raise Fail("no Read Response data came within %.0f s" %
@@ -470,7 +473,7 @@ def qpc_case(s, args):
         raise Fail("reply private data %s, want %s (magic, version 1, "
                    "status %d, zeros)" % (ulp_rep.hex(), want.hex(),
                                           QPC_BAD_REQUEST))
-    wp.expect_close(s, time.monotonic() + 10)
+    wp.expect_close(s, time.monotonic() + 10 * SLOW)
 
 
 def run(args):
