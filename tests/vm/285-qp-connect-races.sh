@@ -299,7 +299,7 @@ for sh in b a; do
 		ibv_rc_pingpong -d "$(host_dev "$sh")" -g 1 -p "$TPORT" -n 1000000
 	s=$SRV_PID
 	wait_listen "$sh" "$TPORT" "$s" || fail "ibv_rc_pingpong server not listening"
-	on "$ch" timeout -k 5 60 ibv_rc_pingpong -d "$(host_dev "$ch")" -g 1 -p "$TPORT" \
+	on "$ch" timeout -k 5 $((60 * SLOW)) ibv_rc_pingpong -d "$(host_dev "$ch")" -g 1 -p "$TPORT" \
 		-n 1000000 "$(host_ip "$sh")" >"$TLOG/pp-kill-$sh.cli" 2>&1 &
 	c=$!
 	# Its output is buffered: watch its QPs instead (both in RTS).
