@@ -144,13 +144,6 @@ def read_request(src_stag, src_to, size, msn=1, sink=(SINK_STAG, SINK_TO)):
         struct.pack(">IQIIQ", sink[0], sink[1], size, src_stag, src_to)
 
 
-def mpa_request_p2p_read_rtr():
-    """MPA rev 2, IRD 1 and ORD 1, peer-to-peer with only the zero length
-    Read RTR offered (RFC 6581)."""
-    pd = struct.pack(">HH", MPA_V2_P2P | 1, MPA_V2_RTR_READ | 1)
-    return wp.KEY_REQ + struct.pack(">BBH", wp.F_ENHANCED, 2, len(pd)) + pd
-
-
 def rtr_read_ird0(s, crc_on, ird, ord_, v, within):
     if not ird & MPA_V2_P2P or ord_ & 0xC000 != MPA_V2_RTR_READ:
         raise Fail("the MPA reply did not take peer-to-peer mode with the "
@@ -305,12 +298,6 @@ def rtr_read_responder(args):
     say("closed by the consumer")
 
 
-def mpa_request_ord(ord_):
-    """MPA rev 2 asking for IRD and ORD @ord_, no peer-to-peer mode."""
-    pd = struct.pack(">HH", ord_, ord_)
-    return wp.KEY_REQ + struct.pack(">BBH", wp.F_ENHANCED, 2, len(pd)) + pd
-
-
 def inq(s):
     return struct.unpack("i", fcntl.ioctl(s, termios.FIONREAD,
                                           b"\0" * 4))[0]
@@ -363,9 +350,11 @@ def term_stuck(s, crc_on, ird, v, args):
 
 def rdma_cm_case(s, args):
     if args.case == "rtr-read-ird0":
-        s.sendall(mpa_request_p2p_read_rtr())
+        # Peer-to-peer with only the zero length Read RTR offered.
+        s.sendall(wp.mpa_request(2, ird=MPA_V2_P2P | 1,
+                                 ord_=MPA_V2_RTR_READ | 1))
     elif args.case == "term-stuck":
-        s.sendall(mpa_request_ord(STUCK_READS))
+        s.sendall(wp.mpa_request(2, ird=STUCK_READS, ord_=STUCK_READS))
     else:
         s.sendall(wp.mpa_request(2))
     deadline = time.monotonic() + args.wait

@@ -87,11 +87,13 @@ assert crc32c(b"123456789") == 0xE3069283
 # ---------------------------------------------------------------------------
 # Building frames.
 
-def mpa_request(rev, crc=False, markers=False, pd=b""):
+def mpa_request(rev, crc=False, markers=False, pd=b"", ird=1, ord_=1):
+    """Rev 2 carries the IRD and ORD words (RFC 6581: the peer-to-peer
+    and RTR flags in their top bits); IRD 1, ORD 1, no p2p by default."""
     flags = (F_CRC if crc else 0) | (F_MARKERS if markers else 0)
     if rev == 2:
         flags |= F_ENHANCED
-        pd = struct.pack(">HH", 1, 1) + pd     # IRD 1, ORD 1, no p2p
+        pd = struct.pack(">HH", ird, ord_) + pd
     return KEY_REQ + struct.pack(">BBH", flags, rev, len(pd)) + pd
 
 
