@@ -95,6 +95,18 @@ siw_initiator() {
 
 # The peer's verdict line.
 verdict() { grep -E '^(PASS|FAIL)' "$1" | tail -n1; }
+# why NAME: for the summary (CI shows only an excerpt of the log), what
+# the run NAME (siw-resp-PROFILE, siw-init-PROFILE) failed on: the peer's
+# FAIL line, else rping's last line.
+why() {
+	local v f
+	v=$(verdict "$TLOG/$1.peer")
+	[[ $v == FAIL* ]] && { echo "$v"; return; }
+	for f in "$TLOG/$1.srv" "$TLOG/$1.cli"; do
+		[[ -s $f ]] && v="peer: ${v:-no verdict}; rping: $(tail -n 1 "$f")"
+	done
+	echo "$v"
+}
 
 siw_pair siw siw
 failed=()
@@ -106,14 +118,14 @@ wait_for 20 grep -q 'Capturing on' "$TLOG/dumpcap.log"
 
 for prof in cxgb4 cxgb4-write irdma t4 plain; do
 	step "$prof: siw responds (rping -s on siw, the peer initiates)"
-	siw_responder "$prof" || failed+=("$prof, siw responder")
+	siw_responder "$prof" || failed+=("$prof, siw responder ($(why "siw-resp-$prof"))")
 done
 
 for v in "cxgb4 N" "cxgb4 Y" "cxgb4-write Y" "irdma Y" "t4 N" "plain N"; do
 	read -r prof p2p <<<"$v"
 	step "$prof: siw initiates (rping -c on siw, mpa_p2p=$p2p)"
 	siw_param mpa_p2p "$p2p"
-	siw_initiator "$prof" || failed+=("$prof, siw initiator, mpa_p2p=$p2p")
+	siw_initiator "$prof" || failed+=("$prof, siw initiator, mpa_p2p=$p2p ($(why "siw-init-$prof"))")
 done
 siw_param mpa_p2p N
 
@@ -163,7 +175,7 @@ wire_decode_check "$PCAP" || failed+=("tshark's decode of the profile runs")
 
 step "cxgb4 (T6 set to take 16 KiB FPDUs): siw with fpdu_max=16384"
 siw_param fpdu_max 16384
-siw_responder cxgb4 || failed+=("cxgb4, siw responder, fpdu_max=16384")
+siw_responder cxgb4 || failed+=("cxgb4, siw responder, fpdu_max=16384 ($(why siw-resp-cxgb4))")
 grep -q 'largest' "$TLOG/siw-resp-cxgb4.peer" &&
 	echo "   peer: $(grep 'largest' "$TLOG/siw-resp-cxgb4.peer" | tail -n1)"
 
