@@ -61,13 +61,43 @@ pair_net() {
 }
 
 # iwpmd as iwpmd.service starts it (in the foreground, --systemd), after
-# rdma-load-modules@iwpmd (iw_cm). Up once its UDP port 3935 is open.
+# rdma-load-modules@iwpmd (iw_cm). Up once its UDP port 3935 is open and
+# iw_cm has registered it (iwpmd_register).
 IWPMD_PID=
 iwpmd_start() {
 	modprobe iw_cm
 	iwpmd --systemd >>"$VM_JOB/iwpmd.log" 2>&1 &
 	IWPMD_PID=$!
 	wait_for 30 bash -c "[[ -n \$(ss -Hlun 'sport = :3935') ]]"
+	iwpmd_register
+}
+
+# The first listen or connect after an iwpmd start has iw_cm register
+# it. Debian's 6.1 iw_cm (iwpm_register_pid()) multicasts that request
+# before it records where the answer goes (req_buffer), and an iwpmd
+# that answers in between makes iwpm_register_pid_cb() dereference NULL:
+# an Oops in iwpmd, and the listen fails 10 s later. Under TCG that takes
+# only a guest CPU stalled by the host at that instruction: CI hit it in
+# 310 once, and a guest that started iwpmd right before each enable_iser
+# hit it 3 times in 6. So the first one is made here, an rping listen,
+# with iwpmd stopped until the request waits in its netlink socket.
+iwpmd_register() {
+	local rp
+	kill -STOP "$IWPMD_PID"
+	rping -s -a "$MY_IP" -p 7999 >/dev/null 2>&1 &
+	rp=$!
+	wait_for 30 iwpmd_asked
+	kill -CONT "$IWPMD_PID"
+	# Registered and mapped: siw listens for rping, on its device.
+	wait_for 30 bash -c "ss -Hltn | grep -qF '$MY_IP%'"
+	kill "$rp" 2>/dev/null || true
+	wait "$rp" 2>/dev/null || true
+}
+# A message waits for iwpmd in its RDMA netlink socket (protocol 20, a
+# port ID not the kernel's, Rmem above 0).
+iwpmd_asked() {
+	awk '$2 == 20 && $3 != 0 && $5 > 0 { f = 1 } END { exit !f }' \
+		/proc/net/netlink
 }
 iwpmd_stop() {
 	[[ -n $IWPMD_PID ]] || return 0
