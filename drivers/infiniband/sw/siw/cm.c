@@ -418,13 +418,15 @@ static void siw_cep_connect_failed(struct siw_cep *cep, int status)
 
 /*
  * Close @qp's connection. A graceful close asked first (the QP went to
- * SQD: rdma_disconnect()) stands against the QP's own abort that follows
- * it before the endpoint's work ran (destroy_qp, a move to ERROR;
- * rsockets' rclose() does both at once): the reset would drop what TCP
- * still holds, sent before the disconnect. iw_cm leaves a connection that
- * is closing alone when its ID goes, as an RNIC does when the QP goes.
- * The aborts of a device or a namespace that goes do not come this way,
- * and win (siw_cm_abort_matching()).
+ * SQD: rdma_disconnect(); or a Terminate went out or came in) stands
+ * against the QP's own abort that follows it before the endpoint's work
+ * ran (destroy_qp, a move to ERROR; rsockets' rclose() disconnects and
+ * destroys at once): the reset would drop what TCP still holds, sent
+ * before the disconnect. iw_cm leaves a connection that is closing alone
+ * when its ID goes, as an RNIC does when the QP goes. "First" is this
+ * thread's order; from two threads at once either may win. The aborts of
+ * a namespace or device teardown do not come this way (they set the
+ * abort themselves, siw_cm_abort_matching()).
  */
 void siw_cm_close(struct siw_qp *qp, bool graceful)
 {
@@ -442,9 +444,6 @@ void siw_cm_close(struct siw_qp *qp, bool graceful)
 		siw_cep_event(cep, SIW_CEP_EV_CLOSE);
 	else if (!test_bit(SIW_CEP_EV_CLOSE, &cep->events))
 		siw_cep_event(cep, SIW_CEP_EV_ABORT);
-	else
-		siw_cep_log(dbg, cep, "QP %u: the graceful close asked first stands\n",
-			    siw_qp_num(qp));
 	siw_cep_put(cep);
 }
 

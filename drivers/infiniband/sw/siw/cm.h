@@ -43,8 +43,9 @@ void siw_cm_net_gone(struct net *net);
 
 /*
  * End the connection of @qp, if it has one: after what was queued
- * (@graceful: a FIN), or by abort (a RST). The QP ends in ERROR, its
- * consumer gets the DISCONNECT and CLOSE events. Any context.
+ * (@graceful: a FIN), or by abort (a RST) unless a graceful close was
+ * asked first. The QP ends in ERROR, its consumer gets the DISCONNECT
+ * and CLOSE events. Any context.
  */
 void siw_cm_close(struct siw_qp *qp, bool graceful);
 

@@ -141,11 +141,12 @@ void siw_qp_async_event(struct siw_qp *qp, enum ib_event_type type)
 /*
  * The QP left RTS or SQD, or went to ERROR or RESET with an endpoint: the
  * connection manager closes the connection, gracefully when @graceful,
- * else by abort.
+ * else by abort unless a graceful close was asked first (siw_cm_close()).
  */
 static void siw_qp_drop_connection(struct siw_qp *qp, bool graceful)
 {
-	siw_qp_dbg(qp, "connection %s\n", graceful ? "closing" : "aborted");
+	siw_qp_dbg(qp, "connection %s\n",
+		   graceful ? "closing" : "aborted, unless closing already");
 	siw_cm_close(qp, graceful);
 }
 
