@@ -80,17 +80,36 @@ for src, segs in sorted(flows.items()):
 PY
 }
 
+# captured_rping NAME SERVER-HOST: rping (3 x 65000 octets) with the
+# server in SERVER-HOST, captured on v-a into MPA_PCAP.
+captured_rping() {
+	rm -f "$MPA_PCAP"
+	on a dumpcap -q -P -i v-a -f tcp -w "$MPA_PCAP" >"$TLOG/dumpcap-$1.log" 2>&1 &
+	MPA_CAP_PID=$!
+	wait_for 30 test -s "$MPA_PCAP"
+	RPING_SECS=60 rping_run "$2" 65000 3
+}
+
 # run_case NAME SERVER-HOST REQ REP OURS LINUX: rping with the server in
 # SERVER-HOST, captured; the MPA frames must be REQ and REP; OURS and
 # LINUX say whether each side's FPDUs must be large or segment-sized.
 run_case() {
 	local name=$1 sh=$2 req=$3 rep=$4 ours=$5 linux=$6 got ok=1 who ip want d n
 	step "$name"
-	rm -f "$MPA_PCAP"
-	on a dumpcap -q -P -i v-a -f tcp -w "$MPA_PCAP" >"$TLOG/dumpcap-$name.log" 2>&1 &
-	MPA_CAP_PID=$!
-	wait_for 30 test -s "$MPA_PCAP"
-	rping_run "$sh" 65000 3 || fail "$name: rping failed"
+	if ! captured_rping "$name" "$sh"; then
+		# Linux's siw, accepting, hooks its socket's data upcall only
+		# after it sent the MPA reply: an FPDU of ours that arrives in
+		# between stays unread for good (Documentation/interop.md).
+		# Seen as our first FPDU and nothing from Linux's siw after it.
+		mpa_capture_stop
+		d=$(fpdu_sizes "$MPA_PCAP" "$TPORT")
+		if [[ $sh != b ]] || ! grep -q "^$IP_A 1 " <<<"$d" ||
+			grep -q "^$IP_B [1-9]" <<<"$d"; then
+			fail "$name: rping failed"
+		fi
+		echo "   NOTE: Linux's siw left our first FPDU unread (its accept race, Documentation/interop.md); once more"
+		captured_rping "$name" "$sh" || fail "$name: rping failed"
+	fi
 	nap 1
 	mpa_expect "$TPORT" "$req" "$rep" || ok=0
 	mpa_capture_stop
