@@ -38,7 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <rdma/rdma_cma.h>
 
 #include "cm_common.h"
@@ -50,14 +49,6 @@
 static uint8_t pattern(uint32_t i, uint32_t j)
 {
 	return (uint8_t)(i * 131 + j * 7 + (j >> 8));
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
 /* An RC QP on @id with the ID's PD and CQs, room for @n WRs each way. */
@@ -81,10 +72,10 @@ static void make_n_qp(struct rdma_cm_id *id, uint32_t n)
 static uint32_t poll_n(struct ibv_cq *cq, uint32_t n, int ms,
 		       void (*check)(const struct ibv_wc *wc, uint32_t k))
 {
-	double end = now_ms() + ms;
+	int64_t end = mono_ms() + ms;
 	uint32_t got = 0;
 
-	while (got < n && now_ms() < end) {
+	while (got < n && mono_ms() < end) {
 		struct ibv_wc wc;
 		int rv = ibv_poll_cq(cq, 1, &wc);
 
@@ -221,7 +212,7 @@ static int serve(const char *addr, const char *port)
 	struct rdma_cm_id *id;
 	struct ibv_mr *mr;
 	uint32_t got;
-	double t0;
+	int64_t t0;
 
 	note("listening on %s:%s", addr, port);
 	ev = next_event(ch, 6 * WAIT_MS, "the connection request");
@@ -236,15 +227,15 @@ static int serve(const char *addr, const char *port)
 	if (rdma_accept(id, &cp))
 		fail_err(errno, "rdma_accept");
 	expect_event(ch, id, RDMA_CM_EVENT_ESTABLISHED);
-	t0 = now_ms();
+	t0 = mono_ms();
 
 	/* The slowed link takes its time: a bound per message. */
 	got = poll_n(id->recv_cq, nmsg, WAIT_MS + nmsg * 500 * test_slow(),
 		     check_recv);
 	if (got < nmsg)
 		fail("%u of %u messages arrived within the bound", got, nmsg);
-	note("all %u messages of %u octets arrived intact (%.0f ms)", nmsg,
-	     msg_size, now_ms() - t0);
+	note("all %u messages of %u octets arrived intact (%" PRId64 " ms)",
+	     nmsg, msg_size, mono_ms() - t0);
 	ev = next_event(ch, WAIT_MS, "the disconnect");
 	if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
 		fail("event %s, expected the disconnect",
