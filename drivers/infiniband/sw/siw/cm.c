@@ -7,11 +7,14 @@
  * A connection endpoint (struct siw_cep) lives from connect() or from the
  * TCP accept until the connection is closed:
  *
- *	active:  NEW -> CONNECTING -> AWAIT_REPLY -> CONNECTED -> CLOSED
- *	passive: NEW -> AWAIT_REQUEST -> REQUESTED -> CONNECTED -> CLOSED
+ *	active:  NEW -> CONNECTING -> AWAIT_REPLY -> CONNECTED
+ *	passive: NEW -> AWAIT_REQUEST -> REQUESTED -> CONNECTED
+ *	then:    CONNECTED -> [DRAINING ->] CLOSED
  *
  * (any state may go to CLOSED). A NEW endpoint is locked by its creator
- * until it has moved on.
+ * until it has moved on. A graceful close of a connection that was up
+ * lets go of the QP and its owner at once, and keeps the socket DRAINING
+ * until the peer closes too (siw_cep_drain_begin()).
  *
  * Socket upcalls and the setup timer only set an event bit and queue the
  * endpoint's work item; the work item (and the accept/reject verbs) do
@@ -224,6 +227,21 @@ static void siw_cep_sk_state_change(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/* tcp_read_sock() actor of a draining endpoint: nothing places it. */
+static int siw_cep_drop(read_descriptor_t *desc, struct sk_buff *skb,
+			unsigned int off, size_t len)
+{
+	return len;
+}
+
+/* Drop what the socket holds; the caller holds the socket (or BH) lock. */
+static void siw_cep_drop_rx(struct sock *sk)
+{
+	read_descriptor_t desc = { .count = 1 };
+
+	tcp_read_sock(sk, &desc, siw_cep_drop);
+}
+
 static void siw_cep_sk_data_ready(struct sock *sk)
 {
 	struct siw_cep *cep;
@@ -235,6 +253,8 @@ static void siw_cep_sk_data_ready(struct sock *sk)
 		qp = READ_ONCE(cep->data_qp);
 		if (qp)
 			siw_rx_read_sock(qp, sk);
+		else if (READ_ONCE(cep->drop_rx))
+			siw_cep_drop_rx(sk);
 		else
 			siw_cep_event(cep, SIW_CEP_EV_DATA);
 	}
@@ -271,6 +291,20 @@ void siw_cep_sock_hook(struct siw_cep *cep, struct socket *sock)
 	sk->sk_user_data = cep;
 	write_unlock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(cep->net, sock_net(sk));
+}
+
+/*
+ * After this no upcall reaches the QP; the endpoint's own ones still run,
+ * and its data upcall drops what comes (DRAINING).
+ */
+static void siw_cep_sock_qp_off(struct siw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(cep->data_qp, NULL);
+	WRITE_ONCE(cep->drop_rx, true);
+	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 /* After this no upcall runs for the endpoint or its QP. */
@@ -345,38 +379,151 @@ static int siw_cep_read_frame(struct siw_cep *cep, bool reply)
  */
 
 /*
+ * How long a connection closed gracefully waits for the peer's FIN after
+ * its own, as TCP's default tcp_fin_timeout; then it is reset.
+ */
+#define SIW_CEP_DRAIN_MS	60000
+
+/*
+ * At most this many connections drain at once (each holds its socket and
+ * what TCP still has to send). A graceful close beyond them releases the
+ * socket at once: TCP sends what it holds, unless the peer sends more.
+ */
+#define SIW_CEP_DRAIN_MAX	1024
+static atomic_t siw_ceps_draining = ATOMIC_INIT(0);
+
+/* Let go of the socket: @graceful, TCP sends what it holds; else a reset. */
+static void siw_cep_sock_release(struct siw_cep *cep, bool graceful)
+{
+	siw_cep_sock_unhook(cep);
+	if (!graceful)
+		sock_no_linger(cep->sock->sk);
+	sock_release(cep->sock);
+	cep->sock = NULL;
+}
+
+/*
+ * The end of a draining endpoint, under cep->mutex: out of the table (the
+ * teardown walks no longer see it), the socket released, the table's
+ * reference dropped at unlock.
+ */
+static void siw_cep_finish(struct siw_cep *cep, bool graceful)
+{
+	lockdep_assert_held(&cep->mutex);
+
+	siw_cep_set_state(cep, SIW_CEP_CLOSED);
+	del_timer_sync(&cep->timer);
+	xa_erase(&siw_ceps, cep->id);
+	siw_cep_sock_release(cep, graceful);
+	atomic_dec(&siw_ceps_draining);
+	cep->put_alive = true;
+}
+
+/*
+ * The second half of a graceful close, once the QP and the owner are let
+ * go: a half close. TCP sends what it holds and then our FIN; the socket
+ * stays with the endpoint, which reads and drops what the peer still
+ * sends (a consumer's last messages, in flight when it heard of our
+ * close) until the peer's FIN and the ACK of ours end the connection
+ * (TCP_CLOSE), or SIW_CEP_DRAIN_MS pass. Released at once, the socket
+ * would answer such data, or any found unread, with a reset that drops
+ * what it had not sent yet (RFC 1122, 4.2.2.13); and 6.1's tcp_close()
+ * stops the retransmit timer of a socket without a reference on its
+ * namespace, as ours are, so an orphan would stall at the first lost
+ * segment. The data upcall drops what comes (siw_cep_sock_qp_off()), in
+ * softirq as the engine's RX reads; the work item only hears of the end.
+ * Until the connection ends the teardown walks still find the endpoint
+ * (SIW_CEP_EV_GONE).
+ */
+static void siw_cep_drain_begin(struct siw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	lockdep_assert_held(&cep->mutex);
+
+	siw_cep_arm(cep, SIW_CEP_DRAIN_MS);
+	if (kernel_sock_shutdown(cep->sock, SHUT_WR)) {
+		siw_cep_finish(cep, true);	/* not connected any more */
+		return;
+	}
+	/* What came before the upcall dropped it: the engine left it. */
+	lock_sock(sk);
+	siw_cep_drop_rx(sk);
+	release_sock(sk);
+	if (READ_ONCE(sk->sk_state) == TCP_CLOSE)
+		siw_cep_finish(cep, true);
+}
+
+/*
+ * A draining endpoint's events. The connection's end (TCP_CLOSE: the
+ * peer's FIN after ours was acknowledged, or a reset) finishes it; so
+ * do, by reset, the bound and the end of its device or namespace. Its QP
+ * let go of it: the QP's close or abort, raised on the way here (the move
+ * to ERROR asks for one), is old news, and so are data and HUP events
+ * before the end.
+ */
+static void siw_cep_on_drain(struct siw_cep *cep)
+{
+	unsigned long ev = xchg(&cep->events, 0);
+
+	if (ev & BIT(SIW_CEP_EV_GONE)) {
+		siw_cep_finish(cep, false);
+	} else if (READ_ONCE(cep->sock->sk->sk_state) == TCP_CLOSE) {
+		siw_cep_finish(cep, true);
+	} else if (ev & BIT(SIW_CEP_EV_TIMEOUT)) {
+		siw_cep_log(info_rl, cep,
+			    "no FIN from the peer within %u ms of ours after a graceful close; reset\n",
+			    SIW_CEP_DRAIN_MS);
+		siw_cep_finish(cep, false);
+	}
+}
+
+/*
  * Close under cep->mutex. The owner hears of it (its closed op; @status:
- * why a connection that was up went down) once the socket and the engine
- * are gone, and before the endpoint lets go of the QP.
+ * why a connection that was up went down) once the engine is gone and
+ * the socket released or, @graceful for a connection that was up,
+ * draining; and before the endpoint lets go of the QP.
  */
 void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 {
 	enum siw_cep_state prev = cep->state;
 	struct siw_qp *qp = cep->qp;
 	unsigned long flags;
+	bool drain;
 
 	lockdep_assert_held(&cep->mutex);
 
 	if (prev == SIW_CEP_CLOSED)
 		return;
-	siw_cep_set_state(cep, SIW_CEP_CLOSED);
+	if (prev == SIW_CEP_DRAINING) {
+		/* A close while draining ends it: nobody waits any more. */
+		siw_cep_finish(cep, false);
+		return;
+	}
+	drain = graceful && prev == SIW_CEP_CONNECTED && cep->sock &&
+		atomic_add_unless(&siw_ceps_draining, 1, SIW_CEP_DRAIN_MAX);
+	siw_cep_set_state(cep, drain ? SIW_CEP_DRAINING : SIW_CEP_CLOSED);
 	del_timer_sync(&cep->timer);
-	xa_erase(&siw_ceps, cep->id);
+	if (drain)
+		clear_bit(SIW_CEP_EV_TIMEOUT, &cep->events);	/* setup's */
+	else
+		xa_erase(&siw_ceps, cep->id);
 
 	if (prev == SIW_CEP_CONNECTED) {
 		/* The rings flush once the engine has flushed its WRs. */
 		siw_qp_enter(qp, SIW_QP_ERROR);
 	}
 	if (cep->sock) {
-		siw_cep_sock_unhook(cep);
+		if (drain)
+			siw_cep_sock_qp_off(cep);
+		else
+			siw_cep_sock_unhook(cep);
 		if (prev == SIW_CEP_CONNECTED) {
 			siw_engine_detach(qp);
 			siw_qp_flush(qp);
 		}
-		if (!graceful)
-			sock_no_linger(cep->sock->sk);
-		sock_release(cep->sock);
-		cep->sock = NULL;
+		if (!drain)
+			siw_cep_sock_release(cep, graceful);
 	}
 	if (qp) {
 		spin_lock_irqsave(&qp->state_lock, flags);
@@ -391,10 +538,13 @@ void siw_cep_close(struct siw_cep *cep, bool graceful, int status)
 		cep->qp = NULL;
 	}
 	siw_listener_unlink(cep);
-	cep->put_alive = true;
 	if (prev == SIW_CEP_CONNECTED)
 		siw_cep_log(dbg, cep, "closed (%s)\n",
 			    graceful ? "graceful" : "abort");
+	if (drain)
+		siw_cep_drain_begin(cep);
+	else
+		cep->put_alive = true;
 }
 
 /*
@@ -425,8 +575,9 @@ static void siw_cep_connect_failed(struct siw_cep *cep, int status)
  * before the disconnect. iw_cm leaves a connection that is closing alone
  * when its ID goes, as an RNIC does when the QP goes. "First" is this
  * thread's order; from two threads at once either may win. The aborts of
- * a namespace or device teardown do not come this way (they set the
- * abort themselves, siw_cm_abort_matching()).
+ * a namespace or device teardown do not come this way (they raise
+ * SIW_CEP_EV_GONE themselves, siw_cm_abort_matching()), and a connection
+ * that drains after its graceful close no longer hears the QP.
  */
 void siw_cm_close(struct siw_qp *qp, bool graceful)
 {
@@ -939,7 +1090,14 @@ static void siw_cep_work(struct work_struct *work)
 
 	mutex_lock(&cep->mutex);
 	while (cep->state != SIW_CEP_CLOSED && cep->events) {
-		bool abort = test_and_clear_bit(SIW_CEP_EV_ABORT, &cep->events);
+		bool abort;
+
+		if (cep->state == SIW_CEP_DRAINING) {
+			siw_cep_on_drain(cep);
+			continue;
+		}
+		abort = test_and_clear_bit(SIW_CEP_EV_ABORT, &cep->events);
+		abort |= test_and_clear_bit(SIW_CEP_EV_GONE, &cep->events);
 
 		if (test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events) ||
 		    abort) {
@@ -996,7 +1154,7 @@ static void siw_cm_abort_matching(bool (*gone)(struct siw_cep *cep,
 	xa_lock(&siw_ceps);
 	xa_for_each(&siw_ceps, id, cep) {
 		if (gone(cep, owner))
-			siw_cep_event(cep, SIW_CEP_EV_ABORT);
+			siw_cep_event(cep, SIW_CEP_EV_GONE);
 	}
 	xa_unlock(&siw_ceps);
 	flush_workqueue(siw_cm_wq);

@@ -28,6 +28,7 @@ enum siw_cep_state {
 	SIW_CEP_AWAIT_REQUEST,	/* passive: waiting for the MPA request */
 	SIW_CEP_REQUESTED,	/* passive: the owner decides on it */
 	SIW_CEP_CONNECTED,	/* the engine owns the stream */
+	SIW_CEP_DRAINING,	/* closed gracefully, until the peer's FIN */
 	SIW_CEP_CLOSED,
 };
 

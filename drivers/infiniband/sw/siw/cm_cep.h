@@ -53,8 +53,9 @@ enum {
 	SIW_CEP_EV_HUP,		/* TCP closed or reset */
 	SIW_CEP_EV_TIMEOUT,
 	SIW_CEP_EV_CLOSE,	/* close gracefully (QP, engine) */
-	SIW_CEP_EV_ABORT,	/* close by abort */
+	SIW_CEP_EV_ABORT,	/* close by abort; the QP's: none once DRAINING */
 	SIW_CEP_EV_UNLISTEN,	/* the listener is gone: abort unless reported */
+	SIW_CEP_EV_GONE,	/* its device or namespace goes: abort, any state */
 };
 
 struct siw_cep {
@@ -72,6 +73,7 @@ struct siw_cep {
 	bool waiting;			/* holds room in its listener */
 	struct socket *sock;
 	struct siw_qp *data_qp;		/* set: upcalls go to the engine */
+	bool drop_rx;			/* draining: upcalls drop what comes */
 	struct siw_qp *qp;		/* referenced */
 	struct siw_listener *listener;	/* passive, until accepted */
 	struct list_head lnode;
