@@ -2,7 +2,7 @@
 /*
  * What a graceful disconnect promises: everything sent before it arrives.
  *
- *	close_drain serve ADDR PORT N SIZE
+ *	close_drain serve ADDR PORT N SIZE [--answer]
  *	close_drain close ADDR PORT N SIZE [--no-cm-between]
  *
  * The client connects, Sends N messages of SIZE octets and, once all N
@@ -27,6 +27,15 @@
  * between. Needs root; without CPUs to take offline it says so and goes
  * on without.
  *
+ * --answer: the server answers every message with a Send of ANS_SIZE
+ * octets, as rsockets' credit updates do while its reader catches up, so
+ * that the answers to the last messages reach the client after it closed.
+ * A closing end that has let go of its socket answers those with a reset
+ * (RFC 1122, 4.2.2.13), which drops what it had not sent yet; siw keeps
+ * reading and dropping them until the peer closes too. The client keeps
+ * N receives of ANS_SIZE octets posted in either case; what they get is
+ * not checked.
+ *
  * Exit 0 when the server got all N messages intact and then the
  * disconnect (server), or when all N Sends completed and the disconnect
  * was reported (client); 1 otherwise.
@@ -44,6 +53,7 @@
 
 #define MAX_N		256
 #define MAX_SIZE	(1u << 20)
+#define ANS_SIZE	16
 
 /* Octet @j of message @i: differs between messages and along each. */
 static uint8_t pattern(uint32_t i, uint32_t j)
@@ -134,8 +144,39 @@ static void sched_fifo(bool on)
 			 on ? "SCHED_FIFO" : "SCHED_OTHER");
 }
 
-static uint8_t *buf;
+static uint8_t *buf;		/* N messages, then N answers */
 static uint32_t nmsg, msg_size;
+static bool answer;
+static struct rdma_cm_id *srv_id;
+static struct ibv_mr *srv_mr;
+
+static uint8_t *ans_buf(uint32_t k)
+{
+	return buf + (size_t)nmsg * msg_size + (size_t)k * ANS_SIZE;
+}
+
+/* Send or receive answer @k (ANS_SIZE octets). */
+static void post_answer(struct rdma_cm_id *id, struct ibv_mr *mr, uint32_t k,
+			bool send)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)ans_buf(k), .length = ANS_SIZE,
+		.lkey = mr->lkey,
+	};
+	struct ibv_send_wr swr = {
+		.wr_id = k, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	}, *sbad;
+	struct ibv_recv_wr rwr = {
+		.wr_id = k, .sg_list = &sge, .num_sge = 1,
+	}, *rbad;
+	int err = send ? ibv_post_send(id->qp, &swr, &sbad) :
+			 ibv_post_recv(id->qp, &rwr, &rbad);
+
+	if (err)
+		fail_err(err, "%s answer %u", send ? "ibv_post_send" :
+			 "ibv_post_recv", k);
+}
 
 static void check_recv(const struct ibv_wc *wc, uint32_t k)
 {
@@ -155,6 +196,8 @@ static void check_recv(const struct ibv_wc *wc, uint32_t k)
 		if (m[j] != pattern(k, j))
 			fail("message %u: octet %u is %#x, expected %#x", k, j,
 			     m[j], pattern(k, j));
+	if (answer)
+		post_answer(srv_id, srv_mr, k, true);
 }
 
 static void check_send(const struct ibv_wc *wc, uint32_t k)
@@ -168,9 +211,10 @@ static struct ibv_mr *reg(struct rdma_cm_id *id)
 {
 	struct ibv_mr *mr;
 
-	buf = page_alloc((size_t)nmsg * msg_size);
-	mr = ibv_reg_mr(id->pd, buf, (size_t)nmsg * msg_size,
-			IBV_ACCESS_LOCAL_WRITE);
+	size_t len = (size_t)nmsg * (msg_size + ANS_SIZE);
+
+	buf = page_alloc(len);
+	mr = ibv_reg_mr(id->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
 		fail_err(errno, "ibv_reg_mr");
 	return mr;
@@ -214,7 +258,8 @@ static int serve(const char *addr, const char *port)
 	uint32_t got;
 	int64_t t0;
 
-	note("listening on %s:%s", addr, port);
+	note("listening on %s:%s%s", addr, port,
+	     answer ? "; every message is answered" : "");
 	ev = next_event(ch, 6 * WAIT_MS, "the connection request");
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		fail("event %s, expected a connection request",
@@ -224,6 +269,8 @@ static int serve(const char *addr, const char *port)
 	make_n_qp(id, nmsg);
 	mr = reg(id);
 	post(id, mr, false);
+	srv_id = id;
+	srv_mr = mr;
 	if (rdma_accept(id, &cp))
 		fail_err(errno, "rdma_accept");
 	expect_event(ch, id, RDMA_CM_EVENT_ESTABLISHED);
@@ -266,9 +313,11 @@ static int close_after_sends(const char *addr, const char *port,
 	rdma_freeaddrinfo(ai);
 	make_n_qp(id, nmsg);
 	mr = reg(id);
-	for (k = 0; k < nmsg; k++)
+	for (k = 0; k < nmsg; k++) {
 		for (j = 0; j < msg_size; j++)
 			buf[(size_t)k * msg_size + j] = pattern(k, j);
+		post_answer(id, mr, k, false);
+	}
 	if (rdma_connect(id, &cp))
 		fail_err(errno, "rdma_connect to %s:%s", addr, port);
 	expect_event(ch, id, RDMA_CM_EVENT_ESTABLISHED);
@@ -309,10 +358,21 @@ static int close_after_sends(const char *addr, const char *port,
 int main(int argc, char **argv)
 {
 	set_prog(argv[0]);
-	bool no_cm_between = argc == 7 && !strcmp(argv[6], "--no-cm-between");
+	bool no_cm_between = false;
+	int i;
 
-	if (argc != 6 && !no_cm_between)
-		fail("usage: close_drain serve|close ADDR PORT N SIZE [--no-cm-between]");
+	for (i = 6; i < argc; i++) {
+		if (!strcmp(argv[1], "close") &&
+		    !strcmp(argv[i], "--no-cm-between"))
+			no_cm_between = true;
+		else if (!strcmp(argv[1], "serve") &&
+			 !strcmp(argv[i], "--answer"))
+			answer = true;
+		else
+			argc = 0;
+	}
+	if (argc < 6)
+		fail("usage: close_drain serve ADDR PORT N SIZE [--answer] | close ADDR PORT N SIZE [--no-cm-between]");
 	nmsg = strtoul(argv[4], NULL, 0);
 	msg_size = strtoul(argv[5], NULL, 0);
 	if (!nmsg || nmsg > MAX_N || !msg_size || msg_size > MAX_SIZE)
@@ -321,5 +381,5 @@ int main(int argc, char **argv)
 		return serve(argv[2], argv[3]);
 	if (!strcmp(argv[1], "close"))
 		return close_after_sends(argv[2], argv[3], no_cm_between);
-	fail("usage: close_drain serve|close ADDR PORT N SIZE [--no-cm-between]");
+	fail("usage: close_drain serve ADDR PORT N SIZE [--answer] | close ADDR PORT N SIZE [--no-cm-between]");
 }
