@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# timeout: 420
-# cost: 163
+# timeout: 500
+# cost: 230
 # providers: stock ours (one in make check: ours)
 #
 # A hostile iWARP peer against an rping server on our siw. The peer is
@@ -25,6 +25,10 @@
 #     Terminate (also one with layer and error type in each other's
 #     nibble, as Linux's siw sends them: the log must name the class the
 #     peer meant), and a reset in the middle of an FPDU (header; payload).
+#   A peer that never closes after the server's Terminate and FIN and
+#     keeps sending: the server drops what comes and resets the
+#     connection 60 s after its FIN (not at once, as a socket let go of
+#     would), with a line in the log.
 # After every case no QP and no connection is left on B but the
 # listener, and B's device counters (stats.c) moved as the case says:
 # a refused FPDU counts one Terminate sent, by the layer at fault, and
@@ -43,12 +47,12 @@ PEER=$(dirname "$(readlink -f "$0")")/tools/iwarp_peer.py
 PY=/usr/bin/python3
 
 # peer CASE PORT ARGS...: run the hostile peer in A against B:PORT (one
-# case, at most 40 s); its log is $TLOG/peer-CASE.log. Sets PEER_LOCAL
-# (the peer's ip:port as the server sees it).
+# case, at most PEER_SECS, 40 s); its log is $TLOG/peer-CASE.log. Sets
+# PEER_LOCAL (the peer's ip:port as the server sees it).
 peer() {
 	local c=$1 port=$2 log=$TLOG/peer-$1.log rc=0
 	shift 2
-	run_client a 40 "$log" "$PY" "$PEER" --server "$IP_B" --port "$port" \
+	run_client a "${PEER_SECS:-40}" "$log" "$PY" "$PEER" --server "$IP_B" --port "$port" \
 		--case "$c" "$@" || rc=$?
 	sed 's/^/   | /' "$log"
 	PEER_LOCAL=$(sed -n 's/^local //p' "$log")
@@ -186,6 +190,13 @@ peer peer-terminate-swapped "$SRV_PORT"
 klog_expect peer-terminate-swapped "siw_b: QP [0-9]+: peer $(re "$PEER_LOCAL"): peer sent Terminate: CRC error \(MPA 2/0/0x02; sent with layer and type swapped\)"
 wait_settled peer-terminate-swapped siw_b
 counts_expect peer-terminate-swapped rx_terminate_llp
+
+step "hostile peer: never closes after the server's Terminate and FIN, and keeps sending"
+counts_mark
+PEER_SECS=120 peer no-fin "$SRV_PORT" --wait 100 --close-min 55 --close-max 80
+klog_expect no-fin "$(conn_re): no FIN from the peer within 60000 ms of ours after a graceful close; reset"
+wait_settled no-fin siw_b
+counts_expect no-fin tx_terminate_rdmap rx_bad_fpdus
 
 step "hostile peer: resets the connection in the middle of an FPDU header"
 counts_mark

@@ -362,7 +362,42 @@ TERMINATE_CASES = {
 # Cases that break the connection setup or end it without a Terminate.
 SETUP_CASES = ("garbage", "markers", "silent", "stall-request",
                "peer-terminate", "peer-terminate-swapped", "abort-header",
-               "abort-payload")
+               "abort-payload", "no-fin")
+
+
+def run_no_fin(s, crc_on, deadline, args):
+    """A bad FPDU (unknown opcode): the server sends its Terminate and
+    closes gracefully, a half close. This side never closes and keeps
+    sending octets: the server must drop them and reset the connection
+    only once its bound for the peer's FIN has passed (--close-min,
+    --close-max: seconds after its FIN). A socket the server had let go
+    of would reset at the first octets."""
+    data, want = FPDU_CASES["opcode"](s, crc_on)
+    s.sendall(data)
+    check_terminate(read_fpdu(s, crc_on, deadline, "a Terminate"), want, data)
+    while True:
+        s.settimeout(max(deadline - time.monotonic(), 0.1))
+        got = s.recv(4096)
+        if not got:
+            break
+        raise Fail("unexpected %d octets after the Terminate" % len(got))
+    t0 = time.monotonic()
+    say("the server sent its FIN; sending 64 octets every 10 ms, no FIN")
+    sent = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise Fail("still connected %.1f s after the server's FIN" %
+                       (time.monotonic() - t0))
+        try:
+            s.sendall(bytes((sent * 7 + i) & 0xFF for i in range(64)))
+        except (ConnectionResetError, BrokenPipeError):
+            break
+        sent += 1
+        time.sleep(0.01)
+    secs = time.monotonic() - t0
+    say("reset by the server %.1f s after its FIN, %d sends of 64 octets "
+        "in between" % (secs, sent))
+    check_close_time(args, secs)
 
 
 def run_fpdu_case(s, name, crc_on, deadline):
@@ -431,6 +466,8 @@ def run(args):
 
     if case in FPDU_CASES:
         run_fpdu_case(s, case, crc_on, deadline)
+    elif case == "no-fin":
+        run_no_fin(s, crc_on, deadline, args)
     elif case in TERMINATE_CASES:
         ctrl, what = TERMINATE_CASES[case]
         s.sendall(fpdu(untagged_hdr(OP_TERMINATE, QN_TERMINATE, 1) +
@@ -481,9 +518,11 @@ def main():
     ap.add_argument("--wait", type=float, default=15.0,
                     help="seconds the whole exchange may take")
     ap.add_argument("--close-min", type=float,
-                    help="silent cases: earliest acceptable close (s)")
+                    help="silent and no-fin cases: earliest acceptable "
+                    "close (s)")
     ap.add_argument("--close-max", type=float,
-                    help="silent cases: latest acceptable close (s)")
+                    help="silent and no-fin cases: latest acceptable "
+                    "close (s)")
     args = ap.parse_args()
     try:
         run(args)
