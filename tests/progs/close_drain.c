@@ -155,13 +155,15 @@ static uint8_t *ans_buf(uint32_t k)
 	return buf + (size_t)nmsg * msg_size + (size_t)k * ANS_SIZE;
 }
 
-/* Send or receive answer @k (ANS_SIZE octets). */
-static void post_answer(struct rdma_cm_id *id, struct ibv_mr *mr, uint32_t k,
-			bool send)
+/*
+ * Post a Send (@send) or a receive of @len octets at @addr in @mr, as
+ * work request @k; @what names it in a failure.
+ */
+static void post_one(struct rdma_cm_id *id, struct ibv_mr *mr, uint8_t *addr,
+		     uint32_t len, uint32_t k, bool send, const char *what)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)ans_buf(k), .length = ANS_SIZE,
-		.lkey = mr->lkey,
+		.addr = (uintptr_t)addr, .length = len, .lkey = mr->lkey,
 	};
 	struct ibv_send_wr swr = {
 		.wr_id = k, .sg_list = &sge, .num_sge = 1,
@@ -174,8 +176,15 @@ static void post_answer(struct rdma_cm_id *id, struct ibv_mr *mr, uint32_t k,
 			 ibv_post_recv(id->qp, &rwr, &rbad);
 
 	if (err)
-		fail_err(err, "%s answer %u", send ? "ibv_post_send" :
-			 "ibv_post_recv", k);
+		fail_err(err, "%s %s %u", send ? "ibv_post_send" :
+			 "ibv_post_recv", what, k);
+}
+
+/* Send or receive answer @k (ANS_SIZE octets). */
+static void post_answer(struct rdma_cm_id *id, struct ibv_mr *mr, uint32_t k,
+			bool send)
+{
+	post_one(id, mr, ans_buf(k), ANS_SIZE, k, send, "answer");
 }
 
 static void check_recv(const struct ibv_wc *wc, uint32_t k)
@@ -224,25 +233,9 @@ static void post(struct rdma_cm_id *id, struct ibv_mr *mr, bool send)
 {
 	uint32_t k;
 
-	for (k = 0; k < nmsg; k++) {
-		struct ibv_sge sge = {
-			.addr = (uintptr_t)buf + (size_t)k * msg_size,
-			.length = msg_size, .lkey = mr->lkey,
-		};
-		struct ibv_send_wr swr = {
-			.wr_id = k, .sg_list = &sge, .num_sge = 1,
-			.opcode = IBV_WR_SEND,
-		}, *sbad;
-		struct ibv_recv_wr rwr = {
-			.wr_id = k, .sg_list = &sge, .num_sge = 1,
-		}, *rbad;
-		int err = send ? ibv_post_send(id->qp, &swr, &sbad) :
-				 ibv_post_recv(id->qp, &rwr, &rbad);
-
-		if (err)
-			fail_err(err, "%s %u", send ? "ibv_post_send" :
-				 "ibv_post_recv", k);
-	}
+	for (k = 0; k < nmsg; k++)
+		post_one(id, mr, buf + (size_t)k * msg_size, msg_size, k, send,
+			 "message");
 }
 
 static int serve(const char *addr, const char *port)
