@@ -167,6 +167,14 @@ txb0=$(dev_stat b "$DEV_B" tx_fpdus)
 rping_run b 64 10 || fail "rping"
 txa=$(($(dev_stat a "$DEV_A" tx_fpdus) - txa0))
 txb=$(($(dev_stat b "$DEV_B" tx_fpdus) - txb0))
+# A graceful close drains the socket until the peer's FIN (DRAINING):
+# the endpoints reach CLOSED a moment after rping is told; the check
+# below says which did not.
+ceps_closed() {
+	grep -q " siw_cep_state: $DEV_A .* -> CLOSED$" "$I/trace" &&
+		grep -q " siw_cep_state: $DEV_B .* -> CLOSED$" "$I/trace"
+}
+until_ok 10 ceps_closed || true
 echo 0 >"$I/events/siw/enable"
 cat "$I/trace" >"$TLOG/rping.trace"
 over=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' "$I"/per_cpu/cpu*/stats)
@@ -203,8 +211,8 @@ ca=$(cep_states "$DEV_A")
 cb=$(cep_states "$DEV_B")
 echo "   a (active): endpoint states: $ca"
 echo "   b (passive): endpoint states: $cb"
-[[ $ca == "CONNECTING AWAIT_REPLY CONNECTED CLOSED " ]] || bad+=" a's endpoint: $ca;"
-[[ $cb == "AWAIT_REQUEST REQUESTED CONNECTED CLOSED " ]] || bad+=" b's endpoint: $cb;"
+[[ $ca == "CONNECTING AWAIT_REPLY CONNECTED DRAINING CLOSED " ]] || bad+=" a's endpoint: $ca;"
+[[ $cb == "AWAIT_REQUEST REQUESTED CONNECTED DRAINING CLOSED " ]] || bad+=" b's endpoint: $cb;"
 for op in SEND READ_REQ READ_RESP WRITE; do
 	grep -q "siw_fpdu_tx: .*: $op " "$TLOG/rping.trace" || bad+=" no $op sent;"
 done
